@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: Apache-2.0
+# Chooses BACKEND (cuda | hip | kokkos) and fails fast on impossible choices.
+# Default: cuda when nvcc is found and `nvidia-smi -L` lists a GPU, otherwise kokkos.
+set(_preduce_backends cuda hip kokkos)
+if(NOT DEFINED BACKEND OR BACKEND STREQUAL "")
+  set(_default kokkos)
+  include(CheckLanguage)
+  check_language(CUDA)
+  find_program(_preduce_nvidia_smi nvidia-smi)
+  if(CMAKE_CUDA_COMPILER AND _preduce_nvidia_smi)
+    execute_process(COMMAND ${_preduce_nvidia_smi} -L OUTPUT_VARIABLE _gpus RESULT_VARIABLE _rc ERROR_QUIET)
+    if(_rc EQUAL 0 AND _gpus MATCHES "GPU [0-9]")
+      set(_default cuda)
+    endif()
+  endif()
+  set(BACKEND ${_default} CACHE STRING "preduce backend: cuda, hip or kokkos")
+endif()
+set_property(CACHE BACKEND PROPERTY STRINGS ${_preduce_backends})
+if(NOT BACKEND IN_LIST _preduce_backends)
+  message(FATAL_ERROR "preduce: BACKEND must be one of: ${_preduce_backends} (got '${BACKEND}')")
+endif()

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce: what each built-in operator computes, as host+device code every backend runs.
+//
+// A reducer binds an operator to an input type T and describes one reduction completely:
+//   acc_type                          the accumulator (register) type
+//   result_type                       what the user gets back
+//   identity()                        the neutral accumulator; never visible for n > 0
+//   lift(element, index) -> acc_type  one input element (and its 64-bit index) as an accumulator
+//   combine(a, b) -> acc_type         associative and commutative merge of two accumulators
+//   finalize(acc_type) -> result_type
+// Kernels start every lane at identity(), fold lifted elements in with combine, and merge the
+// partial accumulators in a fixed tree, so results are run_to_run deterministic.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "../ops.hpp"
+#include "dtype.hpp"
+
+namespace preduce {
+namespace detail {
+
+//! Two elements at the same index of two inputs (x[i], y[i]), the element type of `dot`.
+template <class T>
+struct pair_of {
+  T x, y;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Accumulator rules
+// ---------------------------------------------------------------------------------------------
+
+//! Default accumulator of the sum-like operators (plus, multiplies, sum_of_squares, dot):
+//! 8/16-bit integers widen to 64 bits, half and bfloat16 to float, other types keep their own.
+template <class T> struct default_sum_accumulator { using type = T; };
+template <> struct default_sum_accumulator<std::int8_t> { using type = std::int64_t; };
+template <> struct default_sum_accumulator<std::int16_t> { using type = std::int64_t; };
+template <> struct default_sum_accumulator<std::uint8_t> { using type = std::uint64_t; };
+template <> struct default_sum_accumulator<std::uint16_t> { using type = std::uint64_t; };
+template <> struct default_sum_accumulator<half> { using type = float; };
+template <> struct default_sum_accumulator<bfloat16> { using type = float; };
+
+//! Accumulators a caller may name for a sum-like operator on T. Each pair is compiled into
+//! libpreduce: floating inputs take float or double (double inputs only double); integers take
+//! an integer of the same signedness and at least 32 bits, never narrower than the input.
+template <class T, class A>
+constexpr bool sum_accumulator_allowed() {
+  if constexpr (std::is_void<A>::value) {
+    return false;
+  } else if constexpr (is_floating<T>) {
+    return std::is_same<A, double>::value || (std::is_same<A, float>::value && !std::is_same<T, double>::value);
+  } else {
+    return (std::is_same<A, std::int32_t>::value || std::is_same<A, std::int64_t>::value ||
+            std::is_same<A, std::uint32_t>::value || std::is_same<A, std::uint64_t>::value) &&
+           std::is_signed<A>::value == std::is_signed<T>::value && sizeof(A) >= sizeof(T);
+  }
+}
+template <class T, class A>
+inline constexpr bool is_sum_accumulator = sum_accumulator_allowed<T, A>();
+
+//! Default floating type of `moments`: float for float/half/bfloat16, double otherwise.
+template <class T>
+using default_moments_accumulator =
+    std::conditional_t<std::is_same<T, float>::value || is_narrow_float<T>, float, double>;
+
+template <class T, class A>
+inline constexpr bool is_moments_accumulator =
+    std::is_same<A, double>::value || (std::is_same<A, float>::value && !std::is_same<T, double>::value);
+
+template <class Requested, class Default>
+using chosen_t = std::conditional_t<std::is_void<Requested>::value, Default, Requested>;
+
+//! The type comparisons happen in: float for half/bfloat16, T itself otherwise.
+template <class T>
+using compare_t = std::conditional_t<is_narrow_float<T>, float, T>;
+
+// ---------------------------------------------------------------------------------------------
+// Scalar helpers
+// ---------------------------------------------------------------------------------------------
+
+template <class V, class T>
+PREDUCE_HD PREDUCE_INLINE V convert(T x) {
+  if constexpr (is_narrow_float<T>) {
+    return V(float(x));
+  } else {
+    return V(x);
+  }
+}
+
+template <class V>
+PREDUCE_HD PREDUCE_INLINE bool is_nan(V x) {
+  if constexpr (std::is_floating_point<V>::value) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+
+// Signed integer overflow is undefined in C++; integer sums and products wrap modulo 2^bits
+// through the unsigned type, which is well defined and exactly what two's complement gives.
+template <class A>
+PREDUCE_HD PREDUCE_INLINE A wrapping_add(A a, A b) {
+  if constexpr (std::is_integral<A>::value && std::is_signed<A>::value) {
+    using U = std::make_unsigned_t<A>;
+    return A(U(a) + U(b));
+  } else {
+    return a + b;
+  }
+}
+template <class A>
+PREDUCE_HD PREDUCE_INLINE A wrapping_mul(A a, A b) {
+  if constexpr (std::is_integral<A>::value && std::is_signed<A>::value) {
+    using U = std::make_unsigned_t<A>;
+    return A(U(a) * U(b));
+  } else {
+    return a * b;
+  }
+}
+
+// Extremes without std::numeric_limits (its members are host functions under nvcc).
+template <class V>
+PREDUCE_HD PREDUCE_INLINE V highest() {
+  if constexpr (std::is_same<V, float>::value) {
+    return bits_float(0x7f800000u);  // +inf
+  } else if constexpr (std::is_same<V, double>::value) {
+    return double(bits_float(0x7f800000u));
+  } else if constexpr (std::is_signed<V>::value) {
+    return V(std::make_unsigned_t<V>(~std::make_unsigned_t<V>(0)) >> 1);
+  } else {
+    return V(~V(0));
+  }
+}
+template <class V>
+PREDUCE_HD PREDUCE_INLINE V lowest() {
+  if constexpr (std::is_floating_point<V>::value) {
+    return -highest<V>();  // -inf
+  } else if constexpr (std::is_signed<V>::value) {
+    return V(-highest<V>() - 1);
+  } else {
+    return V(0);
+  }
+}
+template <class V>
+PREDUCE_HD PREDUCE_INLINE V quiet_nan() {
+  return V(bits_float(0x7fc00000u));
+}
+
+// NaN-aware minimum and maximum. `propagate`: a NaN operand wins. `ignore`: a NaN operand
+// loses (fmin/fmax). On equal values the first operand is kept.
+template <nan_rule R, class V>
+PREDUCE_HD PREDUCE_INLINE V min_of(V a, V b) {
+  if constexpr (R == nan_rule::propagate) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+  } else {
+    if (is_nan(b)) return a;
+    if (is_nan(a)) return b;
+  }
+  return b < a ? b : a;
+}
+template <nan_rule R, class V>
+PREDUCE_HD PREDUCE_INLINE V max_of(V a, V b) {
+  if constexpr (R == nan_rule::propagate) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+  } else {
+    if (is_nan(b)) return a;
+    if (is_nan(a)) return b;
+  }
+  return a < b ? b : a;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reducers
+// ---------------------------------------------------------------------------------------------
+
+template <class Op, class T, class Enable = void>
+struct reducer;  // an (operator, type) pair without a reducer is unsupported; see op_supports
+
+template <class T, class A>
+struct sum_reducer {
+  using acc_type = A;
+  using result_type = A;
+  PREDUCE_HD static A identity() { return A(0); }
+  PREDUCE_HD static A lift(T x, std::uint64_t) { return convert<A>(x); }
+  PREDUCE_HD static A combine(A a, A b) { return wrapping_add(a, b); }
+  PREDUCE_HD static A finalize(A a) { return a; }
+};
+
+template <class AccT, class T>
+struct reducer<plus<AccT>, T> : sum_reducer<T, chosen_t<AccT, typename default_sum_accumulator<T>::type>> {};
+
+template <class AccT, class T>
+struct reducer<sum_of_squares<AccT>, T> : sum_reducer<T, chosen_t<AccT, typename default_sum_accumulator<T>::type>> {
+  using A = chosen_t<AccT, typename default_sum_accumulator<T>::type>;
+  PREDUCE_HD static A lift(T x, std::uint64_t) {
+    const A v = convert<A>(x);
+    return wrapping_mul(v, v);
+  }
+};
+
+template <class U, class AccT, class T>
+struct reducer<dot<U, AccT>, pair_of<T>> : sum_reducer<T, chosen_t<AccT, typename default_sum_accumulator<T>::type>> {
+  using A = chosen_t<AccT, typename default_sum_accumulator<T>::type>;
+  PREDUCE_HD static A lift(pair_of<T> e, std::uint64_t) { return wrapping_mul(convert<A>(e.x), convert<A>(e.y)); }
+};
+
+template <class AccT, class T>
+struct reducer<multiplies<AccT>, T> {
+  using A = chosen_t<AccT, typename default_sum_accumulator<T>::type>;
+  using acc_type = A;
+  using result_type = A;
+  PREDUCE_HD static A identity() { return A(1); }
+  PREDUCE_HD static A lift(T x, std::uint64_t) { return convert<A>(x); }
+  PREDUCE_HD static A combine(A a, A b) { return wrapping_mul(a, b); }
+  PREDUCE_HD static A finalize(A a) { return a; }
+};
+
+template <class AccT, class T>
+struct reducer<moments<AccT>, T> {
+  using A = chosen_t<AccT, default_moments_accumulator<T>>;
+  using acc_type = moments_result<A>;
+  using result_type = moments_result<A>;
+  PREDUCE_HD static acc_type identity() { return {0, A(0), A(0)}; }
+  PREDUCE_HD static acc_type lift(T x, std::uint64_t) { return {1, convert<A>(x), A(0)}; }
+  // Chan, Golub and LeVeque's pairwise update: exact in count, stable in mean and M2.
+  PREDUCE_HD static acc_type combine(acc_type a, acc_type b) {
+    if (a.count == 0) return b;
+    if (b.count == 0) return a;
+    const std::uint64_t n = a.count + b.count;
+    const A delta = b.mean - a.mean;
+    const A b_share = A(b.count) / A(n);
+    return {n, a.mean + delta * b_share, a.m2 + b.m2 + delta * delta * A(a.count) * b_share};
+  }
+  PREDUCE_HD static result_type finalize(acc_type a) { return a; }
+};
+
+template <nan_rule R, bool IsMax, class T>
+struct extreme_reducer {
+  using V = compare_t<T>;
+  using acc_type = V;
+  using result_type = T;
+  // Under `ignore` the identity is NaN: it loses to every value, and an all-NaN (or empty)
+  // input yields NaN, as fmin/fmax chains do.
+  PREDUCE_HD static V identity() {
+    if constexpr (R == nan_rule::ignore && std::is_floating_point<V>::value) return quiet_nan<V>();
+    return IsMax ? lowest<V>() : highest<V>();
+  }
+  PREDUCE_HD static V lift(T x, std::uint64_t) { return convert<V>(x); }
+  PREDUCE_HD static V combine(V a, V b) { return IsMax ? max_of<R>(a, b) : min_of<R>(a, b); }
+  PREDUCE_HD static T finalize(V a) { return T(a); }
+};
+template <class T> struct reducer<minimum, T> : extreme_reducer<nan_rule::propagate, false, T> {};
+template <class T> struct reducer<maximum, T> : extreme_reducer<nan_rule::propagate, true, T> {};
+template <class T> struct reducer<nan_ignoring<minimum>, T> : extreme_reducer<nan_rule::ignore, false, T> {};
+template <class T> struct reducer<nan_ignoring<maximum>, T> : extreme_reducer<nan_rule::ignore, true, T> {};
+
+template <nan_rule R, class T>
+struct minmax_reducer {
+  using lo = extreme_reducer<R, false, T>;
+  using hi = extreme_reducer<R, true, T>;
+  using V = compare_t<T>;
+  using acc_type = minmax_result<V>;
+  using result_type = minmax_result<T>;
+  PREDUCE_HD static acc_type identity() { return {lo::identity(), hi::identity()}; }
+  PREDUCE_HD static acc_type lift(T x, std::uint64_t) { return {convert<V>(x), convert<V>(x)}; }
+  PREDUCE_HD static acc_type combine(acc_type a, acc_type b) { return {lo::combine(a.min, b.min), hi::combine(a.max, b.max)}; }
+  PREDUCE_HD static result_type finalize(acc_type a) { return {T(a.min), T(a.max)}; }
+};
+template <class T> struct reducer<minmax, T> : minmax_reducer<nan_rule::propagate, T> {};
+template <class T> struct reducer<nan_ignoring<minmax>, T> : minmax_reducer<nan_rule::ignore, T> {};
+
+template <nan_rule R, bool IsMax, class T>
+struct arg_reducer {
+  using V = compare_t<T>;
+  using acc_type = arg<V>;
+  using result_type = arg<T>;
+  // index == npos marks the identity, which loses to everything (NaN included).
+  PREDUCE_HD static acc_type identity() { return {IsMax ? lowest<V>() : highest<V>(), npos}; }
+  PREDUCE_HD static acc_type lift(T x, std::uint64_t i) { return {convert<V>(x), i}; }
+  // Keeps `a` unless `b` is strictly better, or equally good at a smaller index. Better:
+  // under `propagate` NaN beats numbers; under `ignore` numbers beat NaN.
+  PREDUCE_HD static acc_type combine(acc_type a, acc_type b) {
+    if (a.index == npos) return b;
+    if (b.index == npos) return a;
+    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
+    if (a_nan != b_nan) return (R == nan_rule::propagate) == b_nan ? b : a;
+    const bool b_better = a_nan ? false : (IsMax ? a.value < b.value : b.value < a.value);
+    const bool tie = a_nan || a.value == b.value;
+    return b_better || (tie && b.index < a.index) ? b : a;
+  }
+  PREDUCE_HD static result_type finalize(acc_type a) { return {T(a.value), a.index}; }
+};
+template <class T> struct reducer<argmin, T> : arg_reducer<nan_rule::propagate, false, T> {};
+template <class T> struct reducer<argmax, T> : arg_reducer<nan_rule::propagate, true, T> {};
+template <class T> struct reducer<nan_ignoring<argmin>, T> : arg_reducer<nan_rule::ignore, false, T> {};
+template <class T> struct reducer<nan_ignoring<argmax>, T> : arg_reducer<nan_rule::ignore, true, T> {};
+
+template <bool IsAnd, class T>
+struct logical_reducer {
+  using acc_type = bool;
+  using result_type = bool;
+  PREDUCE_HD static bool identity() { return IsAnd; }
+  PREDUCE_HD static bool lift(T x, std::uint64_t) { return convert<compare_t<T>>(x) != compare_t<T>(0); }
+  PREDUCE_HD static bool combine(bool a, bool b) { return IsAnd ? (a && b) : (a || b); }
+  PREDUCE_HD static bool finalize(bool a) { return a; }
+};
+template <class T> struct reducer<logical_and, T> : logical_reducer<true, T> {};
+template <class T> struct reducer<logical_or, T> : logical_reducer<false, T> {};
+
+template <class Op, class T>
+struct bitwise_reducer {
+  using acc_type = T;
+  using result_type = T;
+  PREDUCE_HD static T identity() { return std::is_same<Op, bit_and>::value ? T(~T(0)) : T(0); }
+  PREDUCE_HD static T lift(T x, std::uint64_t) { return x; }
+  PREDUCE_HD static T combine(T a, T b) {
+    if constexpr (std::is_same<Op, bit_and>::value) return T(a & b);
+    else if constexpr (std::is_same<Op, bit_or>::value) return T(a | b);
+    else return T(a ^ b);
+  }
+  PREDUCE_HD static T finalize(T a) { return a; }
+};
+template <class T> struct reducer<bit_and, T, std::enable_if_t<std::is_integral<T>::value>> : bitwise_reducer<bit_and, T> {};
+template <class T> struct reducer<bit_or, T, std::enable_if_t<std::is_integral<T>::value>> : bitwise_reducer<bit_or, T> {};
+template <class T> struct reducer<bit_xor, T, std::enable_if_t<std::is_integral<T>::value>> : bitwise_reducer<bit_xor, T> {};
+
+// ---------------------------------------------------------------------------------------------
+// Which (operator, type, accumulator) triples exist. The public templates static_assert these
+// with readable messages; the backends instantiate exactly this set.
+// ---------------------------------------------------------------------------------------------
+
+template <class Op> struct op_traits;  // family and requested accumulator of each operator tag
+template <class A> struct op_traits<plus<A>> { static constexpr int family = 0; using requested = A; };
+template <class A> struct op_traits<multiplies<A>> { static constexpr int family = 0; using requested = A; };
+template <class A> struct op_traits<sum_of_squares<A>> { static constexpr int family = 0; using requested = A; };
+template <class U, class A> struct op_traits<dot<U, A>> { static constexpr int family = 0; using requested = A; };
+template <class A> struct op_traits<moments<A>> { static constexpr int family = 1; using requested = A; };
+template <> struct op_traits<minimum> { static constexpr int family = 2; using requested = void; };
+template <> struct op_traits<maximum> { static constexpr int family = 2; using requested = void; };
+template <> struct op_traits<minmax> { static constexpr int family = 2; using requested = void; };
+template <> struct op_traits<argmin> { static constexpr int family = 2; using requested = void; };
+template <> struct op_traits<argmax> { static constexpr int family = 2; using requested = void; };
+template <class O> struct op_traits<nan_ignoring<O>> { static constexpr int family = 2; using requested = void; };
+template <> struct op_traits<logical_and> { static constexpr int family = 3; using requested = void; };
+template <> struct op_traits<logical_or> { static constexpr int family = 3; using requested = void; };
+template <> struct op_traits<bit_and> { static constexpr int family = 4; using requested = void; };
+template <> struct op_traits<bit_or> { static constexpr int family = 4; using requested = void; };
+template <> struct op_traits<bit_xor> { static constexpr int family = 4; using requested = void; };
+
+template <class Op, class T>
+constexpr bool op_supports() {
+  using R = typename op_traits<Op>::requested;
+  constexpr int f = op_traits<Op>::family;
+  if constexpr (f == 0) return std::is_void<R>::value || is_sum_accumulator<T, R>;
+  else if constexpr (f == 1) return std::is_void<R>::value || is_moments_accumulator<T, R>;
+  else if constexpr (f == 4) return std::is_integral<T>::value;
+  else return true;
+}
+
+//! The element type a reducer for Op reads from input T (dot reads pairs).
+template <class Op, class T> struct element_of { using type = T; };
+template <class U, class A, class T> struct element_of<dot<U, A>, T> { using type = pair_of<T>; };
+
+template <class Op, class T>
+using reducer_for = reducer<Op, typename element_of<Op, T>::type>;
+
+//! The accumulator type of Op on T, and the type reduce() returns.
+template <class Op, class T> using acc_t = typename reducer_for<Op, T>::acc_type;
+template <class Op, class T> using result_t = typename reducer_for<Op, T>::result_type;
+
+}  // namespace detail
+}  // namespace preduce

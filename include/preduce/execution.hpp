@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce: where work runs (queue) and how (options).
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace preduce {
+
+//! How much run-to-run freedom the library has in ordering floating-point operations.
+enum class determinism {
+  run_to_run,    //!< default: same input, device and library version -> bit-identical results
+  fast,          //!< atomics allowed: float results may differ in the last bits between calls
+  reproducible,  //!< same bits on every device, backend and split (not implemented yet)
+};
+
+//! Which device algorithm to use; `automatic` lets the tuning table choose. The others exist so
+//! users and preduce-bench can study each one; every backend accepts every value and falls back
+//! to its nearest equivalent where it has no such kernel.
+enum class algorithm {
+  automatic,
+  two_pass,     //!< partials per block, then a second launch reduces them (CUB's shape)
+  single_pass,  //!< one launch: the last block to finish reduces the partials in fixed order
+};
+
+//! Per-call options. The defaults are what most callers want.
+struct options {
+  determinism det = determinism::run_to_run;
+  algorithm algo = algorithm::automatic;
+};
+
+namespace detail {
+struct queue_state;  // defined by the backend: stream, device, scratch cache, pending errors
+}
+
+//! An in-order work queue on one device: a CUDA or HIP stream, or a Kokkos execution-space
+//! instance. Copies share the same underlying queue. Calls on one queue run in order; calls on
+//! different queues may run concurrently.
+class queue {
+ public:
+  //! The default queue of the current device: CUDA's and HIP's legacy default stream, or the
+  //! default Kokkos execution space instance. Work on it is ordered with other work there.
+  queue();
+  //! A new queue on `device` (an index below device_count()).
+  explicit queue(int device);
+  //! Wraps an existing native queue (cudaStream_t, hipStream_t) on `device`; the caller keeps
+  //! ownership and must keep it alive while this queue is used.
+  static queue wrap(void* native_handle, int device);
+
+  //! The device this queue runs on.
+  int device() const noexcept;
+  //! The native handle (cudaStream_t / hipStream_t; the execution space instance on Kokkos).
+  void* native_handle() const noexcept;
+  //! Waits for all work on the queue; throws preduce::error for a device fault or a bad
+  //! argument found on the device (e.g. unsorted segment offsets) by earlier asynchronous calls.
+  void synchronize() const;
+
+  //! Backend state; not part of the API.
+  detail::queue_state& state() const noexcept { return *state_; }
+
+ private:
+  explicit queue(std::shared_ptr<detail::queue_state> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::queue_state> state_;
+};
+
+//! Number of devices the backend sees (1 for Kokkos host execution spaces).
+int device_count();
+//! Name of the backend this libpreduce was built for: "cuda", "hip" or "kokkos".
+const char* backend_name() noexcept;
+//! A one-line description of `device` (e.g. "NVIDIA H200, sm_90, 132 SMs, 141 GiB").
+std::string device_description(int device);
+
+}  // namespace preduce

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce: turns a runtime request (op_id, dtype, accumulator dtype) back into the compile-time
+// (operator, type) pair it names, so each backend instantiates exactly the built-in set.
+//
+// Backends compile one translation unit per dispatch group (so nvcc/hipcc work in parallel);
+// each calls visit_group<G>(r, f), which instantiates f only for that group's operators.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <preduce/detail/request.hpp>
+
+namespace preduce {
+namespace portable {
+
+template <class T> struct type_tag { using type = T; };
+
+//! Dispatch groups, balanced for compile time (each is one translation unit per backend).
+enum class group : unsigned char { sums, products, dots, moments, extremes, args, logical_bitwise };
+
+constexpr group group_of(detail::op_id op) {
+  using detail::op_id;
+  switch (op) {
+    case op_id::plus: case op_id::sum_of_squares: return group::sums;
+    case op_id::multiplies: return group::products;
+    case op_id::dot: return group::dots;
+    case op_id::moments: return group::moments;
+    case op_id::minimum: case op_id::maximum: case op_id::minmax: return group::extremes;
+    case op_id::argmin: case op_id::argmax: return group::args;
+    default: return group::logical_bitwise;
+  }
+}
+
+[[noreturn]] inline void unsupported(const detail::request& r, const char* what) {
+  detail::fail(errc::unsupported, r.function, std::string("no compiled kernel for ") + what + " on " + detail::dtype_name(r.in));
+}
+
+//! Calls f(type_tag<T>) for the input type r.in.
+template <class F>
+void with_input_type(const detail::request& r, F&& f) {
+  using detail::dtype;
+  switch (r.in) {
+    case dtype::i8: return f(type_tag<std::int8_t>{});
+    case dtype::i16: return f(type_tag<std::int16_t>{});
+    case dtype::i32: return f(type_tag<std::int32_t>{});
+    case dtype::i64: return f(type_tag<std::int64_t>{});
+    case dtype::u8: return f(type_tag<std::uint8_t>{});
+    case dtype::u16: return f(type_tag<std::uint16_t>{});
+    case dtype::u32: return f(type_tag<std::uint32_t>{});
+    case dtype::u64: return f(type_tag<std::uint64_t>{});
+    case dtype::f16: return f(type_tag<half>{});
+    case dtype::bf16: return f(type_tag<bfloat16>{});
+    case dtype::f32: return f(type_tag<float>{});
+    case dtype::f64: return f(type_tag<double>{});
+    default: unsupported(r, "this element type");
+  }
+}
+
+//! Calls f(type_tag<A>) for the accumulator r.acc.
+template <class F>
+void with_accumulator(const detail::request& r, F&& f) {
+  using detail::dtype;
+  switch (r.acc) {
+    case dtype::i32: return f(type_tag<std::int32_t>{});
+    case dtype::i64: return f(type_tag<std::int64_t>{});
+    case dtype::u32: return f(type_tag<std::uint32_t>{});
+    case dtype::u64: return f(type_tag<std::uint64_t>{});
+    case dtype::f32: return f(type_tag<float>{});
+    case dtype::f64: return f(type_tag<double>{});
+    default: unsupported(r, "this accumulator");
+  }
+}
+
+//! Calls f(Op{}, type_tag<T>{}) for the built-in operator of group G that r names, where T is
+//! the input element type. Dot's operator carries r.y.
+template <group G, class F>
+void visit_group(const detail::request& r, F&& f) {
+  using detail::op_id;
+  using detail::nan_rule;
+  with_input_type(r, [&](auto t) {
+    using T = typename decltype(t)::type;
+    if constexpr (G == group::sums || G == group::products || G == group::dots || G == group::moments) {
+      with_accumulator(r, [&](auto a) {
+        using A = typename decltype(a)::type;
+        if constexpr (G == group::moments) {
+          if constexpr (detail::is_moments_accumulator<T, A>) return f(moments<A>{}, t);
+        } else if constexpr (detail::is_sum_accumulator<T, A>) {
+          if constexpr (G == group::sums) {
+            if (r.op == op_id::plus) return f(plus<A>{}, t);
+            return f(sum_of_squares<A>{}, t);
+          } else if constexpr (G == group::products) {
+            return f(multiplies<A>{}, t);
+          } else {
+            return f(dot<T, A>{static_cast<const T*>(r.y)}, t);
+          }
+        }
+        unsupported(r, "this accumulator");
+      });
+    } else if constexpr (G == group::extremes) {
+      const bool ignore = r.nan == nan_rule::ignore;
+      switch (r.op) {
+        case op_id::minimum: return ignore ? f(nan_ignoring<minimum>{}, t) : f(minimum{}, t);
+        case op_id::maximum: return ignore ? f(nan_ignoring<maximum>{}, t) : f(maximum{}, t);
+        default: return ignore ? f(nan_ignoring<minmax>{}, t) : f(minmax{}, t);
+      }
+    } else if constexpr (G == group::args) {
+      const bool ignore = r.nan == nan_rule::ignore;
+      if (r.op == op_id::argmin) return ignore ? f(nan_ignoring<argmin>{}, t) : f(argmin{}, t);
+      return ignore ? f(nan_ignoring<argmax>{}, t) : f(argmax{}, t);
+    } else {
+      switch (r.op) {
+        case op_id::logical_and: return f(logical_and{}, t);
+        case op_id::logical_or: return f(logical_or{}, t);
+        default:
+          if constexpr (std::is_integral<T>::value) {
+            if (r.op == op_id::bit_and) return f(bit_and{}, t);
+            if (r.op == op_id::bit_or) return f(bit_or{}, t);
+            return f(bit_xor{}, t);
+          } else {
+            unsupported(r, "bitwise operators");
+          }
+      }
+    }
+  });
+}
+
+}  // namespace portable
+}  // namespace preduce
+
+namespace preduce {
+namespace portable {
+
+//! One per group, defined by each backend in that group's translation unit (as
+//! run_group<G, Engine>) so the groups compile in parallel.
+template <group G>
+void run_compiled(const queue& q, const detail::request& r);
+
+//! A per-queue device slot for one result of up to `bytes` (the sync forms' output).
+void* result_scratch(const queue& q, std::size_t bytes);
+//! Copies a result slot to the host, waits for q, and throws any pending device-side error.
+void read_result(const queue& q, void* host, const void* d_slot, std::size_t bytes);
+
+}  // namespace portable
+}  // namespace preduce

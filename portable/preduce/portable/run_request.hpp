@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce: runs a built-in request on a backend's engine. Every backend defines an Engine with
+// these static member templates (each enqueues on q, never waits, and writes finalized results
+// of type Reducer::result_type to device memory):
+//
+//   whole(q, red, src, n, d_out, opt)
+//   rows(q, red, src, rows, cols, d_out, out_stride, opt)        arg index: column within the row
+//   columns(q, red, src, rows, cols, d_out, out_stride, opt)     arg index: row within the column
+//   segments(q, red, src, n, d_offsets, segments, d_out, out_stride, opt)
+//                                                                arg index: offset in the segment
+//
+// plus two plain functions: result_scratch(q, bytes) -> a per-queue device slot, and
+// read_result(q, host, slot, bytes), which waits and throws any pending device-side error.
+#pragma once
+
+#include "builtin_dispatch.hpp"
+#include <preduce/detail/source.hpp>
+
+namespace preduce {
+namespace portable {
+
+//! Enqueues one request of group G on Engine (the body of each per-group translation unit).
+template <group G, class Engine>
+void run_group(const queue& q, const detail::request& r) {
+  visit_group<G>(r, [&](auto op, auto t) {
+    using T = typename decltype(t)::type;
+    using Op = decltype(op);
+    using Red = detail::reducer_for<Op, T>;
+    using Out = typename Red::result_type;
+    Out* out = static_cast<Out*>(r.out);
+    auto run = [&](const auto& src) {
+      switch (r.layout) {
+        case detail::shape::whole: return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+        case detail::shape::rows: return Engine::rows(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
+        case detail::shape::columns: return Engine::columns(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
+        case detail::shape::segments:
+          switch (r.offset_type) {
+            case detail::dtype::i32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+            case detail::dtype::i64: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+            case detail::dtype::u32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+            default: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+          }
+      }
+    };
+    const T* x = static_cast<const T*>(r.x);
+    if constexpr (G == group::dots) {
+      run(detail::pair_source<T>{x, static_cast<const T*>(r.y)});
+    } else {
+      run(detail::array_source<T>{x});
+    }
+  });
+}
+
+}  // namespace portable
+}  // namespace preduce
