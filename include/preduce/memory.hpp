@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -46,9 +47,11 @@ class device_buffer {
   //! Uninitialised storage for n elements on q's device.
   device_buffer(const queue& q, std::size_t n)
       : q_(q), n_(n), p_(static_cast<T*>(n ? detail::device_allocate(q, detail::checked_bytes(n, sizeof(T), "device_buffer")) : nullptr)) {}
+  //! Uninitialised storage for n elements on the current device's default queue.
+  explicit device_buffer(std::size_t n) : device_buffer(queue{}, n) {}
   //! A device copy of a host vector.
   device_buffer(const queue& q, const std::vector<T>& host) : device_buffer(q, host.size()) {
-    copy_to_device(q_, p_, host.data(), n_);
+    copy_to_device(*q_, p_, host.data(), n_);
   }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
@@ -67,22 +70,23 @@ class device_buffer {
   T* data() noexcept { return p_; }
   const T* data() const noexcept { return p_; }
   std::size_t size() const noexcept { return n_; }
-  const queue& get_queue() const noexcept { return q_; }
+  //! The queue the buffer was allocated on; a default-constructed buffer has none.
+  const queue& get_queue() const { return q_.value(); }
 
   //! Copies the whole buffer to a new host vector.
   std::vector<T> to_host() const {
     std::vector<T> h(n_);
-    copy_to_host(q_, h.data(), p_, n_);
+    if (n_) copy_to_host(*q_, h.data(), p_, n_);
     return h;
   }
 
  private:
   void release() noexcept {
-    if (p_) detail::device_free(q_, p_);
+    if (p_) detail::device_free(*q_, p_);
     p_ = nullptr;
     n_ = 0;
   }
-  queue q_;
+  std::optional<queue> q_;  // empty for a default-constructed buffer
   std::size_t n_ = 0;
   T* p_ = nullptr;
 };

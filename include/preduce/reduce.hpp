@@ -21,9 +21,6 @@ struct extension {
                 "preduce: a custom operator or a transform needs #include <preduce/extend.hpp> in a source file "
                 "compiled by the backend's compiler (CMake: preduce_device_sources(<target> <file>...))");
 };
-
-//! The queue used by the overloads that take none (see queue::queue()).
-const queue& default_queue();
 }  // namespace detail
 
 //! Reduces d_in[0..n) with op on q and returns the result; waits for it.
@@ -46,7 +43,7 @@ auto reduce(const queue& q, const T* d_in, std::size_t n, Op op = {}, options o 
 //! reduce() on the default queue.
 template <class T, class Op = plus<>>
 auto reduce(const T* d_in, std::size_t n, Op op = {}) {
-  return reduce(detail::default_queue(), d_in, n, op);
+  return reduce(queue{}, d_in, n, op);
 }
 
 //! Enqueues the reduction of d_in[0..n) on q and writes the result to *d_out (device memory).

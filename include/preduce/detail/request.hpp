@@ -77,6 +77,8 @@ inline void validate(const queue& q, const request& r) {
     fail(errc::size_overflow, r.function, "output extent overflows std::size_t");
   out_bytes = r.results ? (out_bytes + 1) * r.result_bytes : 0;
 
+  if (r.opt.det == determinism::reproducible)
+    fail(errc::unsupported, r.function, "determinism::reproducible is not available in this version");
   if (r.n > 0 && r.x == nullptr) fail(errc::null_pointer, r.function, "input pointer is null but the input has elements");
   if (r.op == op_id::dot && r.n > 0 && r.y == nullptr) fail(errc::null_pointer, r.function, "dot's second input (y) is null");
   if (r.results > 0 && r.out == nullptr) fail(errc::null_pointer, r.function, "output pointer is null");

@@ -79,10 +79,10 @@ void visit_group(const detail::request& r, F&& f) {
   using detail::op_id;
   using detail::nan_rule;
   with_input_type(r, [&](auto t) {
-    using T = typename decltype(t)::type;
+    using T = typename std::decay_t<decltype(t)>::type;
     if constexpr (G == group::sums || G == group::products || G == group::dots || G == group::moments) {
       with_accumulator(r, [&](auto a) {
-        using A = typename decltype(a)::type;
+        using A = typename std::decay_t<decltype(a)>::type;
         if constexpr (G == group::moments) {
           if constexpr (detail::is_moments_accumulator<T, A>) return f(moments<A>{}, t);
         } else if constexpr (detail::is_sum_accumulator<T, A>) {

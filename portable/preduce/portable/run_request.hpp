@@ -23,7 +23,7 @@ namespace portable {
 template <group G, class Engine>
 void run_group(const queue& q, const detail::request& r) {
   visit_group<G>(r, [&](auto op, auto t) {
-    using T = typename decltype(t)::type;
+    using T = typename std::decay_t<decltype(t)>::type;
     using Op = decltype(op);
     using Red = detail::reducer_for<Op, T>;
     using Out = typename Red::result_type;

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: what a preduce::queue holds on this backend: its stream, its device's shape,
+// and a per-queue scratch cache so no call allocates on the hot path.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <preduce/execution.hpp>
+
+namespace preduce {
+namespace backend {
+
+//! Device-side status a kernel can raise (e.g. unsorted segment offsets). Lives in the
+//! queue's control block; read and cleared at the next synchronizing call.
+struct device_status {
+  unsigned int code;           //!< 0: fine; otherwise a preduce::errc value + 1
+  unsigned int reserved;
+  unsigned long long position;  //!< first offending position (e.g. offset index)
+};
+
+//! The fixed per-queue control block in device memory, zeroed once at creation.
+struct control_block {
+  device_status status;
+  alignas(16) unsigned char result[64];  //!< the sync forms' result slot (largest result: 24 bytes)
+};
+
+}  // namespace backend
+
+namespace detail {
+
+//! Backend state behind preduce::queue (cuda). Not thread-safe: one host thread per queue at
+//! a time, like the stream it wraps.
+struct queue_state {
+  int device = 0;
+  cudaStream_t stream = nullptr;  //!< nullptr: the legacy default stream
+  bool owns_stream = false;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+
+  backend::control_block* control = nullptr;  //!< device memory
+  void* pinned_result = nullptr;              //!< 64 bytes of pinned host memory for results
+  bool may_have_device_status = false;        //!< a kernel that can raise a status was queued
+
+  void* workspace = nullptr;  //!< grown on demand, stream-ordered
+  std::size_t workspace_bytes = 0;
+
+  queue_state(int device, cudaStream_t stream, bool owns_stream);
+  ~queue_state();
+  queue_state(const queue_state&) = delete;
+  queue_state& operator=(const queue_state&) = delete;
+
+  //! At least `bytes` of device scratch, valid for work enqueued on this queue afterwards.
+  void* scratch(std::size_t bytes);
+  //! Waits for the stream and throws for a device fault or a raised device status.
+  void synchronize_and_check();
+};
+
+}  // namespace detail
+}  // namespace preduce

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: host glue: queues and their scratch, device memory, pointer checks, and
+// turning device-side status and faults into preduce::error.
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <preduce/detail/request.hpp>
+#include <preduce/memory.hpp>
+#include <preduce/portable/builtin_dispatch.hpp>
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/backend/queue_state.hpp>
+
+namespace preduce {
+
+namespace detail {
+
+queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), stream(st), owns_stream(owns) {
+  backend::device_guard g(device);
+  backend::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
+  backend::check_cuda(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+                      "queue: reading threads per SM");
+  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
+  backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
+  backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");
+}
+
+queue_state::~queue_state() {
+  // Nothing here may throw; a faulted context makes these calls fail harmlessly.
+  int previous = -1;
+  (void)cudaGetDevice(&previous);
+  (void)cudaSetDevice(device);
+  (void)cudaStreamSynchronize(stream);
+  if (workspace) (void)cudaFree(workspace);
+  (void)cudaFree(control);
+  (void)cudaFreeHost(pinned_result);
+  if (owns_stream) (void)cudaStreamDestroy(stream);
+  if (previous >= 0) (void)cudaSetDevice(previous);
+  (void)cudaGetLastError();
+}
+
+void* queue_state::scratch(std::size_t bytes) {
+  if (bytes <= workspace_bytes) return workspace;
+  // Stream-ordered: work already queued keeps using the old block until it is freed in order.
+  std::size_t grown = workspace_bytes ? workspace_bytes : 4096;
+  while (grown < bytes) grown *= 2;
+  if (workspace) backend::check_cuda(cudaFreeAsync(workspace, stream), "queue: releasing scratch");
+  workspace = nullptr;
+  workspace_bytes = 0;
+  backend::check_cuda(cudaMallocAsync(&workspace, grown, stream), "queue: allocating scratch");
+  workspace_bytes = grown;
+  return workspace;
+}
+
+void queue_state::synchronize_and_check() {
+  backend::device_guard g(device);
+  backend::check_cuda(cudaStreamSynchronize(stream), "synchronize");
+  if (!may_have_device_status) return;
+  backend::device_status st{};
+  backend::check_cuda(cudaMemcpy(&st, &control->status, sizeof st, cudaMemcpyDeviceToHost), "synchronize: reading device status");
+  may_have_device_status = false;
+  if (st.code == 0) return;
+  backend::check_cuda(cudaMemset(&control->status, 0, sizeof st), "synchronize: clearing device status");
+  const auto code = static_cast<errc>(st.code - 1);
+  const unsigned long long position = ~st.position;
+  if (code == errc::bad_offsets)
+    throw error(code, "reduce_segments: segment offsets must be non-decreasing, non-negative and at most n; offset " +
+                          std::to_string(position) + " breaks this (nothing was written)");
+  throw error(code, "a kernel reported " + std::string(to_string(code)) + " at position " + std::to_string(position));
+}
+
+namespace {
+int checked_device_count() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  backend::check_cuda(e, "cudaGetDeviceCount");
+  return count;
+}
+
+void check_device_index(int device) {
+  const int count = checked_device_count();
+  if (device < 0 || device >= count)
+    throw error(errc::wrong_device, "queue: device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+                                        " CUDA device(s) visible)");
+}
+
+// One default queue per device, created on first use, wrapping the legacy default stream.
+std::shared_ptr<queue_state> default_state(int device) {
+  static std::mutex m;
+  static std::vector<std::shared_ptr<queue_state>> states;
+  std::lock_guard<std::mutex> lock(m);
+  if (states.empty()) states.resize(std::size_t(checked_device_count()));
+  auto& s = states.at(std::size_t(device));
+  if (!s) s = std::make_shared<queue_state>(device, nullptr, false);
+  return s;
+}
+}  // namespace
+
+void check_device_pointer(const queue& q, const void* p, std::size_t, const char* function, const char* argument) {
+  cudaPointerAttributes a{};
+  const cudaError_t e = cudaPointerGetAttributes(&a, p);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorInvalidValue) a.type = cudaMemoryTypeUnregistered;
+    else backend::throw_cuda(e, function);
+  }
+  const std::string where = std::string(function) + ": " + argument;
+  if (a.type == cudaMemoryTypeUnregistered)
+    throw error(errc::not_device_memory, where + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
+  if (a.type == cudaMemoryTypeDevice && a.device != q.device())
+    throw error(errc::wrong_device, where + " lives on device " + std::to_string(a.device) + " but the queue runs on device " +
+                                        std::to_string(q.device()));
+  if (a.type == cudaMemoryTypeHost && a.devicePointer == nullptr)
+    throw error(errc::not_device_memory, where + " is pinned host memory not mapped into the device");
+}
+
+void* device_allocate(const queue& q, std::size_t bytes) {
+  backend::device_guard g(q.device());
+  void* p = nullptr;
+  backend::check_cuda(cudaMalloc(&p, bytes), "device_buffer: cudaMalloc");
+  return p;
+}
+
+void device_free(const queue& q, void* p) noexcept {
+  int previous = -1;
+  (void)cudaGetDevice(&previous);
+  (void)cudaSetDevice(q.device());
+  (void)cudaFree(p);
+  if (previous >= 0) (void)cudaSetDevice(previous);
+}
+
+namespace {
+void copy_bytes(const queue& q, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, const char* what) {
+  if (bytes == 0) return;
+  detail::queue_state& s = q.state();
+  backend::device_guard g(s.device);
+  backend::check_cuda(cudaMemcpyAsync(dst, src, bytes, kind, s.stream), what);
+  backend::check_cuda(cudaStreamSynchronize(s.stream), what);
+}
+}  // namespace
+
+void copy_to_device_bytes(const queue& q, void* d, const void* h, std::size_t bytes) {
+  copy_bytes(q, d, h, bytes, cudaMemcpyHostToDevice, "copy_to_device");
+}
+void copy_to_host_bytes(const queue& q, void* h, const void* d, std::size_t bytes) {
+  copy_bytes(q, h, d, bytes, cudaMemcpyDeviceToHost, "copy_to_host");
+}
+void copy_on_device_bytes(const queue& q, void* d, const void* s, std::size_t bytes) {
+  copy_bytes(q, d, s, bytes, cudaMemcpyDeviceToDevice, "copy_on_device");
+}
+
+}  // namespace detail
+
+queue::queue() {
+  int device = 0;
+  if (detail::checked_device_count() == 0) throw error(errc::wrong_device, "queue: no CUDA device is visible");
+  backend::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  state_ = detail::default_state(device);
+}
+
+queue::queue(int device) {
+  detail::check_device_index(device);
+  backend::device_guard g(device);
+  cudaStream_t stream = nullptr;
+  backend::check_cuda(cudaStreamCreate(&stream), "queue: cudaStreamCreate");
+  state_ = std::make_shared<detail::queue_state>(device, stream, true);
+}
+
+queue queue::wrap(void* native_handle, int device) {
+  detail::check_device_index(device);
+  return queue(std::make_shared<detail::queue_state>(device, static_cast<cudaStream_t>(native_handle), false));
+}
+
+int queue::device() const noexcept { return state_->device; }
+void* queue::native_handle() const noexcept { return state_->stream; }
+void queue::synchronize() const { state_->synchronize_and_check(); }
+
+int device_count() { return detail::checked_device_count(); }
+const char* backend_name() noexcept { return "cuda"; }
+
+std::string device_description(int device) {
+  detail::check_device_index(device);
+  cudaDeviceProp p{};
+  backend::check_cuda(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  int driver = 0, runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  return std::string(p.name) + ", sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", " +
+         std::to_string(p.multiProcessorCount) + " SMs, " + std::to_string(p.totalGlobalMem >> 30) + " GiB, driver " +
+         std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) + ", runtime " + std::to_string(runtime / 1000) +
+         "." + std::to_string(runtime % 1000 / 10);
+}
+
+namespace portable {
+
+void* result_scratch(const queue& q, std::size_t bytes) {
+  if (bytes > sizeof(backend::control_block::result))
+    throw error(errc::unsupported, "reduce: result type larger than the result slot (" + std::to_string(bytes) + " bytes)");
+  return q.state().control->result;
+}
+
+void read_result(const queue& q, void* host, const void* d_slot, std::size_t bytes) {
+  detail::queue_state& s = q.state();
+  {
+    backend::device_guard g(s.device);
+    backend::check_cuda(cudaMemcpyAsync(s.pinned_result, d_slot, bytes, cudaMemcpyDeviceToHost, s.stream), "reduce: copying the result");
+  }
+  s.synchronize_and_check();
+  std::memcpy(host, s.pinned_result, bytes);
+}
+
+}  // namespace portable
+}  // namespace preduce
