@@ -14,19 +14,32 @@ enum class determinism {
   reproducible,  //!< same bits on every device, backend and split (not implemented yet)
 };
 
-//! Which device algorithm to use; `automatic` lets the tuning table choose. The others exist so
-//! users and preduce-bench can study each one; every backend accepts every value and falls back
-//! to its nearest equivalent where it has no such kernel.
+//! Which device-level algorithm to use; `automatic` lets the backend's tuning table choose. The
+//! others exist so users and preduce-bench can study each one; every backend accepts every value
+//! and runs its nearest equivalent where it has no such kernel.
 enum class algorithm {
   automatic,
-  two_pass,     //!< partials per block, then a second launch reduces them (CUB's shape)
   single_pass,  //!< one launch: the last block to finish reduces the partials in fixed order
+  two_pass,     //!< partials per block, then a second launch reduces them (CUB's shape)
+  atomic,       //!< one launch, blocks merge partials with atomics (float order varies: needs
+                //!< determinism::fast; under run_to_run it runs single_pass instead)
+};
+
+//! How a warp (wavefront) combines its lanes' values. Same fallback rule as `algorithm`.
+enum class warp_algorithm {
+  automatic,
+  shuffle,        //!< shuffle-down tree, operator applied in C++
+  fused_shuffle,  //!< shuffle and operator fused in one asm block under the shuffle's predicate
+                  //!< (CUDA PTX shfl.sync+op; AMD DPP-modified ALU instructions)
+  hardware,       //!< a whole-warp reduction instruction (CUDA redux.sync on sm_80+, 32-bit
+                  //!< integer add/min/max/and/or/xor)
 };
 
 //! Per-call options. The defaults are what most callers want.
 struct options {
   determinism det = determinism::run_to_run;
   algorithm algo = algorithm::automatic;
+  warp_algorithm warp = warp_algorithm::automatic;
 };
 
 namespace detail {

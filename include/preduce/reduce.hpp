@@ -33,7 +33,8 @@ auto reduce(const queue& q, const T* d_in, std::size_t n, Op op = {}, options o 
     using C = detail::canonical_t<T>;
     detail::check_supported<Op, T>();
     detail::result_t<Op, C> result{};
-    const detail::request r = detail::make_request("reduce", op, detail::shape::whole, reinterpret_cast<const C*>(d_in), n, o);
+    detail::request r = detail::make_request("reduce", op, detail::shape::whole, reinterpret_cast<const C*>(d_in), n, o);
+    r.results = 0;  // the result goes to the host, through the queue's result slot
     detail::validate(q, r);
     detail::dispatch_to_host(q, r, &result);
     return result;

@@ -22,8 +22,8 @@ namespace detail {
 queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), stream(st), owns_stream(owns) {
   backend::device_guard g(device);
   backend::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
-  backend::check_cuda(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-                      "queue: reading threads per SM");
+  backend::check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device),
+                      "queue: reading the compute capability");
   backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
   backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
   backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "../ops.hpp"
 #include "dtype.hpp"
@@ -175,6 +176,10 @@ PREDUCE_HD PREDUCE_INLINE V max_of(V a, V b) {
 // Reducers
 // ---------------------------------------------------------------------------------------------
 
+//! The single machine operation a reducer's combine is, when it is one, so backends can fuse it
+//! with a lane exchange (CUDA shfl+op in PTX, redux.sync; AMD DPP). `none`: use combine().
+enum class fused_op : unsigned char { none, add, mul, min, max, min_ignore_nan, max_ignore_nan, bit_and, bit_or, bit_xor };
+
 template <class Op, class T, class Enable = void>
 struct reducer;  // an (operator, type) pair without a reducer is unsupported; see op_supports
 
@@ -182,6 +187,7 @@ template <class T, class A>
 struct sum_reducer {
   using acc_type = A;
   using result_type = A;
+  static constexpr fused_op fused = fused_op::add;
   PREDUCE_HD static A identity() { return A(0); }
   PREDUCE_HD static A lift(T x, std::uint64_t) { return convert<A>(x); }
   PREDUCE_HD static A combine(A a, A b) { return wrapping_add(a, b); }
@@ -211,6 +217,7 @@ struct reducer<multiplies<AccT>, T> {
   using A = chosen_t<AccT, typename default_sum_accumulator<T>::type>;
   using acc_type = A;
   using result_type = A;
+  static constexpr fused_op fused = fused_op::mul;
   PREDUCE_HD static A identity() { return A(1); }
   PREDUCE_HD static A lift(T x, std::uint64_t) { return convert<A>(x); }
   PREDUCE_HD static A combine(A a, A b) { return wrapping_mul(a, b); }
@@ -222,6 +229,7 @@ struct reducer<moments<AccT>, T> {
   using A = chosen_t<AccT, default_moments_accumulator<T>>;
   using acc_type = moments_result<A>;
   using result_type = moments_result<A>;
+  static constexpr fused_op fused = fused_op::none;
   PREDUCE_HD static acc_type identity() { return {0, A(0), A(0)}; }
   PREDUCE_HD static acc_type lift(T x, std::uint64_t) { return {1, convert<A>(x), A(0)}; }
   // Chan, Golub and LeVeque's pairwise update: exact in count, stable in mean and M2.
@@ -234,13 +242,40 @@ struct reducer<moments<AccT>, T> {
     return {n, a.mean + delta * b_share, a.m2 + b.m2 + delta * delta * A(a.count) * b_share};
   }
   PREDUCE_HD static result_type finalize(acc_type a) { return a; }
+  //! Merges W consecutive elements at once: their mean and M2 from two passes over registers,
+  //! then one Chan merge, so a chunk costs one division instead of W.
+  template <int W>
+  PREDUCE_HD static acc_type fold(acc_type a, const T (&x)[W], std::uint64_t) {
+    A sum = A(0);
+    for (int k = 0; k < W; ++k) sum += convert<A>(x[k]);
+    const A mean = sum / A(W);
+    A m2 = A(0);
+    for (int k = 0; k < W; ++k) {
+      const A d = convert<A>(x[k]) - mean;
+      m2 += d * d;
+    }
+    return combine(a, {std::uint64_t(W), mean, m2});
+  }
 };
+
+//! True when Reducer has a `fold(acc, const E (&)[W], first_index)` that merges W consecutive
+//! elements at once. Callers guarantee every index already in acc is below first_index.
+template <class Reducer, class E, int W, class = void>
+struct has_chunk_fold : std::false_type {};
+template <class Reducer, class E, int W>
+struct has_chunk_fold<Reducer, E, W,
+                      std::void_t<decltype(std::declval<const Reducer&>().template fold<W>(
+                          std::declval<typename Reducer::acc_type>(), std::declval<const E (&)[W]>(), std::uint64_t{}))>>
+    : std::true_type {};
 
 template <nan_rule R, bool IsMax, class T>
 struct extreme_reducer {
   using V = compare_t<T>;
   using acc_type = V;
   using result_type = T;
+  static constexpr fused_op fused = R == nan_rule::propagate || !std::is_floating_point<V>::value
+                                        ? (IsMax ? fused_op::max : fused_op::min)
+                                        : (IsMax ? fused_op::max_ignore_nan : fused_op::min_ignore_nan);
   // Under `ignore` the identity is NaN: it loses to every value, and an all-NaN (or empty)
   // input yields NaN, as fmin/fmax chains do.
   PREDUCE_HD static V identity() {
@@ -263,6 +298,7 @@ struct minmax_reducer {
   using V = compare_t<T>;
   using acc_type = minmax_result<V>;
   using result_type = minmax_result<T>;
+  static constexpr fused_op fused = fused_op::none;
   PREDUCE_HD static acc_type identity() { return {lo::identity(), hi::identity()}; }
   PREDUCE_HD static acc_type lift(T x, std::uint64_t) { return {convert<V>(x), convert<V>(x)}; }
   PREDUCE_HD static acc_type combine(acc_type a, acc_type b) { return {lo::combine(a.min, b.min), hi::combine(a.max, b.max)}; }
@@ -276,6 +312,7 @@ struct arg_reducer {
   using V = compare_t<T>;
   using acc_type = arg<V>;
   using result_type = arg<T>;
+  static constexpr fused_op fused = fused_op::none;
   // index == npos marks the identity, which loses to everything (NaN included).
   PREDUCE_HD static acc_type identity() { return {IsMax ? lowest<V>() : highest<V>(), npos}; }
   PREDUCE_HD static acc_type lift(T x, std::uint64_t i) { return {convert<V>(x), i}; }
@@ -291,6 +328,20 @@ struct arg_reducer {
     return b_better || (tie && b.index < a.index) ? b : a;
   }
   PREDUCE_HD static result_type finalize(acc_type a) { return {T(a.value), a.index}; }
+  //! Folds W consecutive elements at indices first, first + 1, ... that all exceed every index
+  //! already in a (as inside one thread's share): a later element wins only when strictly better,
+  //! so ties need no index comparison.
+  template <int W>
+  PREDUCE_HD static acc_type fold(acc_type a, const T (&x)[W], std::uint64_t first) {
+    for (int k = 0; k < W; ++k) {
+      const V v = convert<V>(x[k]);
+      const bool beats = IsMax ? a.value < v : v < a.value;
+      const bool better = R == nan_rule::propagate ? !is_nan(a.value) && (is_nan(v) || beats)
+                                                   : !is_nan(v) && (is_nan(a.value) || beats);
+      if (better || a.index == npos) a = {v, first + std::uint64_t(k)};
+    }
+    return a;
+  }
 };
 template <class T> struct reducer<argmin, T> : arg_reducer<nan_rule::propagate, false, T> {};
 template <class T> struct reducer<argmax, T> : arg_reducer<nan_rule::propagate, true, T> {};
@@ -301,6 +352,7 @@ template <bool IsAnd, class T>
 struct logical_reducer {
   using acc_type = bool;
   using result_type = bool;
+  static constexpr fused_op fused = IsAnd ? fused_op::bit_and : fused_op::bit_or;  // on 0/1 values
   PREDUCE_HD static bool identity() { return IsAnd; }
   PREDUCE_HD static bool lift(T x, std::uint64_t) { return convert<compare_t<T>>(x) != compare_t<T>(0); }
   PREDUCE_HD static bool combine(bool a, bool b) { return IsAnd ? (a && b) : (a || b); }
@@ -313,6 +365,9 @@ template <class Op, class T>
 struct bitwise_reducer {
   using acc_type = T;
   using result_type = T;
+  static constexpr fused_op fused = std::is_same<Op, bit_and>::value  ? fused_op::bit_and
+                                    : std::is_same<Op, bit_or>::value ? fused_op::bit_or
+                                                                      : fused_op::bit_xor;
   PREDUCE_HD static T identity() { return std::is_same<Op, bit_and>::value ? T(~T(0)) : T(0); }
   PREDUCE_HD static T lift(T x, std::uint64_t) { return x; }
   PREDUCE_HD static T combine(T a, T b) {

@@ -50,6 +50,7 @@ template <class Op, class T>
 struct custom_reducer {
   using acc_type = typename Op::value_type;
   using result_type = acc_type;
+  static constexpr fused_op fused = fused_op::none;
   Op op;
   template <class O>
   static auto has_lift(int) -> decltype(std::declval<const O&>().lift(std::declval<T>()), std::true_type{});

@@ -20,14 +20,14 @@ namespace backend {
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols,
-                       typename Reducer::result_type* out, std::uint64_t out_stride) {
+                       typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   for (std::uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     Acc a = red.identity();
     const std::uint64_t base = row * cols;
     for (std::uint64_t c = threadIdx.x; c < cols; c += BlockThreads) a = red.combine(a, red.lift(src[base + c], c));
-    a = block_reduce<BlockThreads>(red, a, smem);
+    a = block_reduce<BlockThreads>(red, a, smem, w);
     if (threadIdx.x == 0) out[row * out_stride] = red.finalize(a);
     __syncthreads();  // smem is reused by the next row
   }
@@ -73,7 +73,8 @@ __global__ void check_offsets_kernel(const Off* offsets, std::uint64_t segments,
 template <int BlockThreads, class Reducer, class Source, class Off>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_segments_kernel(Reducer red, Source src, const Off* offsets, std::uint64_t segments,
-                           typename Reducer::result_type* out, std::uint64_t out_stride, const device_status* status) {
+                           typename Reducer::result_type* out, std::uint64_t out_stride, const device_status* status,
+                           warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   if (status->code != 0) return;
@@ -81,17 +82,12 @@ __global__ void __launch_bounds__(BlockThreads)
     const std::uint64_t begin = std::uint64_t(offsets[seg]), end = std::uint64_t(offsets[seg + 1]);
     Acc a = red.identity();
     for (std::uint64_t i = begin + threadIdx.x; i < end; i += BlockThreads) a = red.combine(a, red.lift(src[i], i - begin));
-    a = block_reduce<BlockThreads>(red, a, smem);
+    a = block_reduce<BlockThreads>(red, a, smem, w);
     if (threadIdx.x == 0) out[seg * out_stride] = red.finalize(a);
     __syncthreads();
   }
 }
 
-inline unsigned grid_for(const detail::queue_state& s, std::uint64_t work_items, unsigned per_block) {
-  const std::uint64_t needed = (work_items + per_block - 1) / per_block;
-  const std::uint64_t resident = std::uint64_t(s.sm_count) * blocks_per_sm;
-  return unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
-}
 
 }  // namespace backend
 }  // namespace preduce

@@ -16,24 +16,23 @@ namespace preduce {
 namespace backend {
 
 //! Enqueues reductions on a queue's stream; never waits; writes finalized results to device
-//! memory. The options' algorithm is advisory: every value runs the two-pass kernels for now.
+//! memory.
 struct engine {
   template <class Reducer, class Source>
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
-                    typename Reducer::result_type* d_out, options) {
+                    typename Reducer::result_type* d_out, options o) {
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    reduce_two_pass(s, red, src, n, d_out);
+    reduce_whole(s, red, src, n, d_out, o);
   }
 
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
-                   typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+                   typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    const std::uint64_t resident = std::uint64_t(s.sm_count) * blocks_per_sm;
-    const unsigned grid = unsigned(rows < resident ? rows : resident);
-    reduce_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
+    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, 1);
+    reduce_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride, o.warp);
     check_cuda(cudaGetLastError(), "reduce_rows: launch");
   }
 
@@ -42,22 +41,21 @@ struct engine {
                       typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    reduce_columns_kernel<<<grid_for(s, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
+    reduce_columns_kernel<<<grid_for(s.sm_count, s.cc_major, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
     check_cuda(cudaGetLastError(), "reduce_columns: launch");
   }
 
   template <class Reducer, class Source, class Off>
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
-                       std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+                       std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     detail::queue_state& s = q.state();
     device_guard g(s.device);
     device_status* status = &s.control->status;
     s.may_have_device_status = true;
-    check_offsets_kernel<<<grid_for(s, segments + 1, block_threads), block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
+    check_offsets_kernel<<<grid_for(s.sm_count, s.cc_major, segments + 1, block_threads), block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
     check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
-    const std::uint64_t resident = std::uint64_t(s.sm_count) * blocks_per_sm;
-    const unsigned grid = unsigned(segments < resident ? segments : resident);
-    reduce_segments_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, d_offsets, segments, d_out, out_stride, status);
+    const unsigned grid = grid_for(s.sm_count, s.cc_major, segments, 1);
+    reduce_segments_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, d_offsets, segments, d_out, out_stride, status, o.warp);
     check_cuda(cudaGetLastError(), "reduce_segments: launch");
   }
 };

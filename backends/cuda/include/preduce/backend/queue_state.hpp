@@ -21,10 +21,14 @@ struct device_status {
   unsigned long long position;  //!< first offending position (e.g. offset index)
 };
 
-//! The fixed per-queue control block in device memory, zeroed once at creation.
+//! The fixed per-queue control block in device memory, zeroed once at creation. The single-pass
+//! kernels leave `blocks_done` and `atomic_slot` at zero when they finish, so no call needs a
+//! memset before it (and a captured CUDA graph replays correctly).
 struct control_block {
   device_status status;
-  alignas(16) unsigned char result[64];  //!< the sync forms' result slot (largest result: 24 bytes)
+  unsigned int blocks_done;                   //!< last-block-done counter of the single-pass kernels
+  alignas(16) unsigned char atomic_slot[16];  //!< the atomic kernels' accumulator (identity: zero bits)
+  alignas(16) unsigned char result[64];       //!< the sync forms' result slot (largest result: 24 bytes)
 };
 
 }  // namespace backend
@@ -38,7 +42,7 @@ struct queue_state {
   cudaStream_t stream = nullptr;  //!< nullptr: the legacy default stream
   bool owns_stream = false;
   int sm_count = 0;
-  int max_threads_per_sm = 0;
+  int cc_major = 0;  //!< compute capability, for the tuning table
 
   backend::control_block* control = nullptr;  //!< device memory
   void* pinned_result = nullptr;              //!< 64 bytes of pinned host memory for results

@@ -1,17 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: launch-shape constants. These are the first, correctness-oriented choices; the
-// hand-tuned per-architecture table (with bench evidence beside each entry) replaces them.
+// preduce cuda: launch shapes, one table per architecture. Each entry says what chose it.
 #pragma once
+
+#include <cstdint>
 
 namespace preduce {
 namespace backend {
 
-//! Threads per block for every kernel: 8 warps keeps the block reduction to one barrier and
-//! lets 8 blocks share an SM (2048 threads on sm_80/sm_90).
-constexpr int block_threads = 256;
+//! The launch shape of the whole-array kernels on one architecture.
+struct reduce_policy {
+  int blocks_per_sm;  //!< grid = min(blocks the input needs, SMs x this)
+};
 
-//! Resident blocks per SM the grid-stride kernels are sized for (2048 / 256 threads).
-constexpr int blocks_per_sm = 8;
+//! Threads per block of every kernel: 8 warps keep the block reduction to one barrier and let
+//! 8 blocks (2048 threads, the sm_80/sm_90 maximum) share an SM.
+constexpr int block_threads = 256;
+//! 16-byte vectors each thread loads before folding any (64 bytes in flight per thread, 128 KiB
+//! per SM at full occupancy).
+constexpr int vectors_in_flight = 4;
+//! sm_90 (H100/H200) and sm_80 (A100): a full SM of resident blocks.
+constexpr reduce_policy policy_sm80{8};
+constexpr reduce_policy policy_sm90{8};
+
+inline reduce_policy policy_for(int cc_major) { return cc_major >= 9 ? policy_sm90 : policy_sm80; }
+
+//! Blocks for `work_items` items at `per_block` items a block, capped at one full wave of
+//! resident blocks (the kernels grid-stride over the rest); at least 1.
+inline unsigned grid_for(int sm_count, int cc_major, std::uint64_t work_items, std::uint64_t per_block) {
+  const std::uint64_t needed = (work_items + per_block - 1) / per_block;
+  const std::uint64_t resident = std::uint64_t(sm_count) * policy_for(cc_major).blocks_per_sm;
+  return unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
+}
 
 }  // namespace backend
 }  // namespace preduce

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: warp-level reduction of any trivially copyable accumulator by __shfl_down_sync.
+// preduce cuda: warp-level reduction three ways: a __shfl_down_sync tree, shuffle and operator
+// fused in one PTX block under the shuffle's predicate, and sm_80's redux.sync.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
+
+#include <preduce/detail/reducer.hpp>
+#include <preduce/execution.hpp>
 
 namespace preduce {
 namespace backend {
 
 constexpr int warp_threads = 32;
 constexpr unsigned full_warp_mask = 0xffffffffu;
+
+// ---------------------------------------------------------------------------------------------
+// 1. Shuffle tree, operator in C++
+// ---------------------------------------------------------------------------------------------
 
 //! __shfl_down_sync for any trivially copyable T, moved in 32-bit words.
 //! Requires: all 32 lanes active. Returns lane (lane + delta)'s value, or the caller's own value
@@ -31,14 +40,196 @@ __device__ __forceinline__ T shfl_down(const T& v, unsigned delta) {
   }
 }
 
-//! Tree reduction across one warp by shuffles, offsets 16, 8, 4, 2, 1.
-//! Requires: all 32 lanes active, each holding a valid accumulator (identity where it has no
-//! data). Returns: the combination of all 32 lanes in lane 0; other lanes hold partial values.
+//! Tree reduction by shuffles, offsets 16, 8, 4, 2, 1. Requires: all 32 lanes active, each
+//! holding a valid accumulator (identity where it has no data). Returns: the combination of all
+//! 32 lanes in lane 0 (lane i combines itself with lane i + offset, so lane 0's value never
+//! depends on the out-of-range lanes, which combine with themselves).
 template <class Reducer, class Acc>
-__device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v) {
+__device__ __forceinline__ Acc warp_reduce_shuffle(const Reducer& red, Acc v) {
 #pragma unroll
   for (int offset = warp_threads / 2; offset > 0; offset /= 2) v = red.combine(v, shfl_down(v, offset));
   return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Shuffle fused with the operator in PTX
+// ---------------------------------------------------------------------------------------------
+// Each step is one asm block:
+//   shfl.sync.down.b32 r|p, x, delta, 0x1f, 0xffffffff;   // r = lane (lane + delta)'s x;
+//                                                         // 0x1f = clamp 31 (one 32-lane segment);
+//                                                         // 0xffffffff = all lanes take part;
+//                                                         // p = source lane was in range
+//   @p <op> x, x, r;                                      // combine only with a valid peer
+// 64-bit values move as two b32 halves under the same predicate. The predicate makes the step
+// correct whatever the peer holds, so no identity padding is needed for out-of-range lanes.
+
+#define PREDUCE_DETAIL_FUSED_SHFL32(fn, ctype, reg, op)                                  \
+  __device__ __forceinline__ ctype fn(ctype x, unsigned delta) {                         \
+    asm volatile(                                                                        \
+        "{\n\t.reg ." reg " r;\n\t.reg .pred p;\n\t"                                     \
+        "shfl.sync.down.b32 r|p, %0, %1, 0x1f, 0xffffffff;\n\t"                          \
+        "@p " op " %0, %0, r;\n\t}"                                                      \
+        : "+r"(x) : "r"(delta));                                                         \
+    return x;                                                                            \
+  }
+#define PREDUCE_DETAIL_FUSED_SHFL_F32(fn, op)                                            \
+  __device__ __forceinline__ float fn(float x, unsigned delta) {                         \
+    asm volatile(                                                                        \
+        "{\n\t.reg .f32 r;\n\t.reg .pred p;\n\t"                                         \
+        "shfl.sync.down.b32 r|p, %0, %1, 0x1f, 0xffffffff;\n\t"                          \
+        "@p " op " %0, %0, r;\n\t}"                                                      \
+        : "+f"(x) : "r"(delta));                                                         \
+    return x;                                                                            \
+  }
+#define PREDUCE_DETAIL_FUSED_SHFL64(fn, ctype, constraint, reg, op)                      \
+  __device__ __forceinline__ ctype fn(ctype x, unsigned delta) {                         \
+    asm volatile(                                                                        \
+        "{\n\t.reg .b32 lo, hi;\n\t.reg ." reg " r;\n\t.reg .pred p;\n\t"                \
+        "mov.b64 {lo, hi}, %0;\n\t"                                                      \
+        "shfl.sync.down.b32 lo|p, lo, %1, 0x1f, 0xffffffff;\n\t"                         \
+        "shfl.sync.down.b32 hi|p, hi, %1, 0x1f, 0xffffffff;\n\t"                         \
+        "mov.b64 r, {lo, hi};\n\t"                                                       \
+        "@p " op " %0, %0, r;\n\t}"                                                      \
+        : "+" constraint(x) : "r"(delta));                                               \
+    return x;                                                                            \
+  }
+
+// add: integers wrap modulo 2^bits like wrapping_add.
+PREDUCE_DETAIL_FUSED_SHFL_F32(fused_add, "add.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_add, std::int32_t, "s32", "add.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_add, std::uint32_t, "u32", "add.u32")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_add, double, "d", "f64", "add.f64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_add, std::int64_t, "l", "s64", "add.s64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_add, std::uint64_t, "l", "u64", "add.u64")
+// mul: mul.lo keeps the low bits, i.e. the product modulo 2^bits.
+PREDUCE_DETAIL_FUSED_SHFL_F32(fused_mul, "mul.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, std::int32_t, "s32", "mul.lo.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, std::uint32_t, "u32", "mul.lo.u32")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_mul, double, "d", "f64", "mul.f64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_mul, std::int64_t, "l", "s64", "mul.lo.s64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_mul, std::uint64_t, "l", "u64", "mul.lo.u64")
+// min/max, NaN-propagating for float: min.NaN.f32 returns NaN if either input is NaN (sm_80+,
+// PTX 7.0). Plain min.f32/min.f64 return the non-NaN input, i.e. fmin: the nan_ignoring rule.
+PREDUCE_DETAIL_FUSED_SHFL_F32(fused_min, "min.NaN.f32")
+PREDUCE_DETAIL_FUSED_SHFL_F32(fused_max, "max.NaN.f32")
+PREDUCE_DETAIL_FUSED_SHFL_F32(fused_min_ignore_nan, "min.f32")
+PREDUCE_DETAIL_FUSED_SHFL_F32(fused_max_ignore_nan, "max.f32")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_min_ignore_nan, double, "d", "f64", "min.f64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_max_ignore_nan, double, "d", "f64", "max.f64")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_min, std::int32_t, "s32", "min.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_min, std::uint32_t, "u32", "min.u32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_max, std::int32_t, "s32", "max.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_max, std::uint32_t, "u32", "max.u32")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_min, std::int64_t, "l", "s64", "min.s64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_min, std::uint64_t, "l", "u64", "min.u64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_max, std::int64_t, "l", "s64", "max.s64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_max, std::uint64_t, "l", "u64", "max.u64")
+// bitwise (also logical and/or on 0/1 values)
+PREDUCE_DETAIL_FUSED_SHFL32(fused_and, std::uint32_t, "b32", "and.b32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_or, std::uint32_t, "b32", "or.b32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_xor, std::uint32_t, "b32", "xor.b32")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_and, std::uint64_t, "l", "b64", "and.b64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_or, std::uint64_t, "l", "b64", "or.b64")
+PREDUCE_DETAIL_FUSED_SHFL64(fused_xor, std::uint64_t, "l", "b64", "xor.b64")
+
+#undef PREDUCE_DETAIL_FUSED_SHFL32
+#undef PREDUCE_DETAIL_FUSED_SHFL_F32
+#undef PREDUCE_DETAIL_FUSED_SHFL64
+
+//! The 32/64-bit register type an accumulator travels in for the fused and hardware paths:
+//! narrow integers and bool widen (sign-preserving; bitwise results keep their low bits).
+template <class A>
+using lane_word_t = std::conditional_t<
+    std::is_same<A, bool>::value, std::uint32_t,
+    std::conditional_t<std::is_integral<A>::value && sizeof(A) < 4,
+                       std::conditional_t<std::is_signed<A>::value, std::int32_t, std::uint32_t>, A>>;
+
+//! One fused step for reducer fused-op F on accumulator word type W.
+template <detail::fused_op F, class W>
+__device__ __forceinline__ W fused_step(W x, unsigned delta) {
+  using detail::fused_op;
+  using B = std::conditional_t<sizeof(W) == 4, std::uint32_t, std::uint64_t>;  // bitwise view
+  if constexpr (F == fused_op::add) return fused_add(x, delta);
+  else if constexpr (F == fused_op::mul) return fused_mul(x, delta);
+  else if constexpr (F == fused_op::min) return fused_min(x, delta);
+  else if constexpr (F == fused_op::max) return fused_max(x, delta);
+  else if constexpr (F == fused_op::min_ignore_nan) return fused_min_ignore_nan(x, delta);
+  else if constexpr (F == fused_op::max_ignore_nan) return fused_max_ignore_nan(x, delta);
+  else if constexpr (F == fused_op::bit_and) return W(fused_and(B(x), delta));
+  else if constexpr (F == fused_op::bit_or) return W(fused_or(B(x), delta));
+  else return W(fused_xor(B(x), delta));
+}
+
+//! Whether the fused PTX path exists for (reducer, accumulator): a scalar accumulator and an
+//! operator with a PTX instruction (f64 min/max propagating NaN has none).
+template <class Reducer, class A>
+__host__ __device__ constexpr bool has_fused_shuffle() {
+  using detail::fused_op;
+  constexpr fused_op F = Reducer::fused;
+  if constexpr (F == fused_op::none || !std::is_arithmetic<A>::value) return false;
+  else if constexpr (std::is_same<A, double>::value) return F != fused_op::min && F != fused_op::max && F != fused_op::bit_and && F != fused_op::bit_or && F != fused_op::bit_xor;
+  else if constexpr (std::is_same<A, float>::value) return F != fused_op::bit_and && F != fused_op::bit_or && F != fused_op::bit_xor;
+  else return F != fused_op::min_ignore_nan && F != fused_op::max_ignore_nan;
+}
+
+//! Tree reduction with each shuffle fused to the operator (see above). Requires: all 32 lanes
+//! active and has_fused_shuffle<Reducer, Acc>(). Returns the warp's result in lane 0.
+template <class Reducer, class Acc>
+__device__ __forceinline__ Acc warp_reduce_fused(const Reducer&, Acc v) {
+  using W = lane_word_t<Acc>;
+  W x = W(v);
+#pragma unroll
+  for (int offset = warp_threads / 2; offset > 0; offset /= 2) x = fused_step<Reducer::fused>(x, unsigned(offset));
+  return Acc(x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. redux.sync (sm_80+): one instruction reduces a 32-bit integer across the warp
+// ---------------------------------------------------------------------------------------------
+
+//! Whether redux.sync serves (reducer, accumulator): 32-bit-or-narrower integer (or bool)
+//! accumulators with add, min, max, and, or, xor.
+template <class Reducer, class A>
+__host__ __device__ constexpr bool has_hardware_reduce() {
+  using detail::fused_op;
+  constexpr fused_op F = Reducer::fused;
+  return (std::is_integral<A>::value && sizeof(A) <= 4) &&
+         (F == fused_op::add || F == fused_op::min || F == fused_op::max || F == fused_op::bit_and ||
+          F == fused_op::bit_or || F == fused_op::bit_xor);
+}
+
+//! Requires: all 32 lanes active, sm_80+, has_hardware_reduce<Reducer, Acc>(). Returns the
+//! warp's result in every lane.
+template <class Reducer, class Acc>
+__device__ __forceinline__ Acc warp_reduce_hardware(const Reducer&, Acc v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using detail::fused_op;
+  using W = lane_word_t<Acc>;
+  const W x = W(v);
+  constexpr fused_op F = Reducer::fused;
+  if constexpr (F == fused_op::add) return Acc(W(__reduce_add_sync(full_warp_mask, x)));
+  else if constexpr (F == fused_op::min) return Acc(W(__reduce_min_sync(full_warp_mask, x)));
+  else if constexpr (F == fused_op::max) return Acc(W(__reduce_max_sync(full_warp_mask, x)));
+  else if constexpr (F == fused_op::bit_and) return Acc(W(__reduce_and_sync(full_warp_mask, unsigned(x))));
+  else if constexpr (F == fused_op::bit_or) return Acc(W(__reduce_or_sync(full_warp_mask, unsigned(x))));
+  else return Acc(W(__reduce_xor_sync(full_warp_mask, unsigned(x))));
+#else
+  return warp_reduce_fused(Reducer{}, v);
+#endif
+}
+
+//! The warp reduction chosen by `w`, falling back (hardware -> fused -> shuffle) where the
+//! requested one does not apply. `automatic` takes the first that applies of hardware, fused.
+//! Requires: all 32 lanes active. Returns the warp's result in lane 0.
+template <class Reducer, class Acc>
+__device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algorithm w) {
+  if constexpr (has_hardware_reduce<Reducer, Acc>()) {
+    if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_hardware(red, v);
+  }
+  if constexpr (has_fused_shuffle<Reducer, Acc>()) {
+    if (w != warp_algorithm::shuffle) return warp_reduce_fused(red, v);
+  }
+  return warp_reduce_shuffle(red, v);
 }
 
 }  // namespace backend
