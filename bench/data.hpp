@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce-bench: the host data a case reduces: random non-zero values and heavy-tailed segment
+// offsets, both reproducible from a seed.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include <preduce/types.hpp>
+
+namespace preduce {
+namespace bench {
+
+//! splitmix64: a fast, seedable 64-bit generator; plenty for benchmark data.
+class random_bits {
+ public:
+  explicit random_bits(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  //! Uniform in [0, bound) (bound well below 2^32, so the modulo bias is negligible).
+  std::uint64_t below(std::uint64_t bound) { return next() % bound; }
+  //! Uniform in [0, 1).
+  double unit() { return double(next() >> 11) * 0x1p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+//! n random values, never zero: floating types uniform over the odd multiples of 2^-24 in
+//! (-1, 1) (exact in float; half and bfloat16 round them, never to zero), integers uniform in
+//! [-100, 100] without 0 (so 8-bit sums, products of pairs and their sums stay meaningful).
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  random_bits bits(seed);
+  std::vector<T> v(n);
+  for (T& x : v) {
+    if constexpr (std::is_integral<T>::value) {
+      const auto r = static_cast<int>(bits.below(200));
+      x = static_cast<T>(r < 100 ? r - 100 : r - 99);
+    } else {
+      const double u = double(2 * (bits.next() >> 40) + 1) * 0x1p-24 - 1.0;
+      x = T(static_cast<float>(u));
+    }
+  }
+  return v;
+}
+
+//! Offsets (segments + 1 of them, from 0 to n) of heavy-tailed segments covering n elements,
+//! shaped like the ragged batches real workloads have and scaled to n from their 2^30-element
+//! form: one segment of n/16 elements (2^26 at 2^30), eight of log-uniform length in
+//! [10^5, 10^7] * n / 2^30, and the rest uniform in [0, 64] (so about 1 in 65 is empty), in a
+//! random order.
+inline std::vector<std::int64_t> heavy_tailed_offsets(std::size_t n, std::uint64_t seed) {
+  random_bits bits(seed);
+  const double scale = double(n) / double(std::size_t(1) << 30);
+  std::vector<std::size_t> lengths;
+  std::size_t total = 0;
+  auto add = [&](std::size_t length) {
+    length = std::min(length, n - total);
+    lengths.push_back(length);
+    total += length;
+  };
+  add(n / 16);
+  for (int i = 0; i < 8; ++i) add(static_cast<std::size_t>(std::exp(std::log(1e5) + bits.unit() * std::log(100.0)) * scale));
+  while (total < n) add(bits.below(65));
+  for (std::size_t i = lengths.size(); i > 1; --i) std::swap(lengths[i - 1], lengths[bits.below(i)]);
+  std::vector<std::int64_t> offsets(lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < lengths.size(); ++i) offsets[i + 1] = offsets[i] + static_cast<std::int64_t>(lengths[i]);
+  return offsets;
+}
+
+}  // namespace bench
+}  // namespace preduce

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce tests (cuda backend): each device algorithm (single_pass, two_pass, atomic) with each
+// warp reduction (shuffle, PTX-fused shuffle, redux.sync) under both run_to_run and fast, for
+// every built-in operator on a spread of types, against the host oracle; and run_to_run
+// bit-identity of every algorithm over repeated calls.
+#include "../../test_support.hpp"
+
+namespace {
+
+struct variant {
+  preduce::options opt;
+  std::string name;
+};
+
+std::vector<variant> all_variants() {
+  using preduce::algorithm;
+  using preduce::determinism;
+  using preduce::warp_algorithm;
+  const std::pair<algorithm, const char*> algos[] = {
+      {algorithm::single_pass, "single_pass"}, {algorithm::two_pass, "two_pass"}, {algorithm::atomic, "atomic"}};
+  const std::pair<warp_algorithm, const char*> warps[] = {
+      {warp_algorithm::shuffle, "shuffle"}, {warp_algorithm::fused_shuffle, "fused_shuffle"}, {warp_algorithm::hardware, "hardware"}};
+  const std::pair<determinism, const char*> dets[] = {{determinism::run_to_run, "run_to_run"}, {determinism::fast, "fast"}};
+  std::vector<variant> v;
+  for (const auto& a : algos)
+    for (const auto& w : warps)
+      for (const auto& d : dets) v.push_back({preduce::options{d.first, a.first, w.first}, std::string(a.second) + "/" + w.second + "/" + d.second});
+  return v;
+}
+
+// One block, one block + a scalar tail, a few blocks, many blocks with head and tail.
+const std::size_t variant_sizes[] = {1, 33, 4097, 65537, (std::size_t(1) << 20) + 3};
+
+template <class T, class Op>
+void check_variants(Op op, const char* name) {
+  const preduce::queue& q = test::shared_queue();
+  for (const std::size_t n : variant_sizes) {
+    SUBCASE(test::size_name(n).c_str()) {
+      const std::vector<T> x = test::make_data<T>(test::shape_for<Op, T>(), n, test::seed_for<T>(name, n, 11));
+      // Misaligned by one element, so head, vector body and tail all take part.
+      std::vector<T> shifted(n + 1);
+      std::copy(x.begin(), x.end(), shifted.begin() + 1);
+      const preduce::device_buffer<T> d(q, shifted);
+      const auto want = test::expected(op, x.data(), n);
+      for (const variant& v : all_variants()) {
+        CAPTURE(v.name);
+        test::check_result(preduce::reduce(q, d.data() + 1, n, op, v.opt), want);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("cuda.algorithms", T, cuda_algorithms) {
+  test::for_each_operator<T>([](auto op) { check_variants<T>(op, "cuda.algorithms"); });
+}
+TEST_CASE_TEMPLATE_APPLY(cuda_algorithms, test::sample_types);
+
+TEST_CASE("cuda.algorithms.dot") {
+  const preduce::queue& q = test::shared_queue();
+  for (const std::size_t n : variant_sizes) {
+    SUBCASE(test::size_name(n).c_str()) {
+      const auto x = test::make_data<float>(test::data::small_integers, n, test::seed_for<float>("cuda.dot.x", n, 1));
+      const auto y = test::make_data<float>(test::data::small_integers, n, test::seed_for<float>("cuda.dot.y", n, 2));
+      const preduce::device_buffer<float> dx(q, x), dy(q, y);
+      const auto want = test::expected(preduce::dot<float>{nullptr}, x.data(), y.data(), n);
+      for (const variant& v : all_variants()) {
+        CAPTURE(v.name);
+        test::check_result(preduce::reduce(q, dx.data(), n, preduce::dot{dy.data()}, v.opt), want);
+        // y one element further from a 16-byte boundary than x: the scalar path.
+        test::check_result(preduce::reduce(q, dx.data(), n - 1, preduce::dot{dy.data() + 1}, v.opt),
+                           test::expected(preduce::dot<float>{nullptr}, x.data(), y.data() + 1, n - 1));
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda.algorithms.run_to_run_bits") {
+  const preduce::queue& q = test::shared_queue();
+  const std::size_t n = (std::size_t(1) << 22) + 5;
+  const auto x = test::make_data<float>(test::data::spread, n, test::seed_for<float>("cuda.bits", n, 3));
+  const preduce::device_buffer<float> d(q, x);
+  for (const variant& v : all_variants()) {
+    if (v.opt.det != preduce::determinism::run_to_run) continue;
+    CAPTURE(v.name);
+    const float first = preduce::reduce(q, d.data(), n, preduce::plus<>{}, v.opt);
+    const auto first_arg = preduce::reduce(q, d.data(), n, preduce::argmax{}, v.opt);
+    for (int rep = 0; rep < 20; ++rep) {
+      CHECK(test::same_bits(first, preduce::reduce(q, d.data(), n, preduce::plus<>{}, v.opt)));
+      CHECK(test::same_bits(first_arg, preduce::reduce(q, d.data(), n, preduce::argmax{}, v.opt)));
+    }
+  }
+}

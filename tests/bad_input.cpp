@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce tests: bad input gets a preduce::error with the right errc, and nothing is written:
+// null pointers, overlapping output, bad segment offsets (found on the device, reported at the
+// next synchronize), sizes that overflow, a device that does not exist, a zero output stride.
+#include <limits>
+
+#include "test_support.hpp"
+
+namespace {
+constexpr std::size_t n = 1000;
+
+std::vector<float> input() { return test::make_data<float>(test::data::spread, n, test::seed_for<float>("bad input", n)); }
+}  // namespace
+
+TEST_CASE("bad_input.null_input") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const float* null = nullptr;
+  test::guarded_output<float> out(q, 4);
+  SUBCASE("reduce") { PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce(q, null, n)); }
+  SUBCASE("reduce_async") { PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_async(q, null, n, out.data(), preduce::plus<>{})); }
+  SUBCASE("reduce_rows") { PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_rows(q, null, 4, 250, out.data(), preduce::plus<>{})); }
+  SUBCASE("reduce_columns") { PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_columns(q, null, 250, 4, out.data(), preduce::plus<>{})); }
+  SUBCASE("reduce_segments") {
+    const preduce::device_buffer<std::int32_t> offsets(q, std::vector<std::int32_t>{0, 10, 20, 30, 40});
+    PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_segments(q, null, n, offsets.data(), 4, out.data(), preduce::plus<>{}));
+  }
+  SUBCASE("dot's second input") {
+    const preduce::device_buffer<float> x(q, input());
+    PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_async(q, x.data(), n, out.data(), preduce::dot<float>{nullptr}));
+  }
+  q.synchronize();
+  CHECK(out.untouched());
+}
+
+TEST_CASE("bad_input.null_output") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const preduce::device_buffer<float> x(q, input());
+  float* null = nullptr;
+  SUBCASE("reduce_async") { PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_async(q, x.data(), n, null, preduce::plus<>{})); }
+  SUBCASE("reduce_rows") { PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_rows(q, x.data(), 4, 250, null, preduce::plus<>{})); }
+  SUBCASE("reduce_columns") {
+    PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_columns(q, x.data(), 250, 4, null, preduce::plus<>{}));
+  }
+  SUBCASE("reduce_segments") {
+    const preduce::device_buffer<std::int32_t> offsets(q, std::vector<std::int32_t>{0, 10, 20});
+    PREDUCE_CHECK_ERROR(errc::null_pointer, preduce::reduce_segments(q, x.data(), n, offsets.data(), 2, null, preduce::plus<>{}));
+  }
+  SUBCASE("null offsets") {
+    test::guarded_output<float> out(q, 2);
+    PREDUCE_CHECK_ERROR(errc::null_pointer,
+                        preduce::reduce_segments(q, x.data(), n, static_cast<const std::int32_t*>(nullptr), 2, out.data(), preduce::plus<>{}));
+    q.synchronize();
+    CHECK(out.untouched());
+  }
+}
+
+// The output lies inside an input: nothing may be written, so the input must be unchanged.
+TEST_CASE("bad_input.overlap") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const auto host = input();
+  preduce::device_buffer<float> x(q, host);
+  SUBCASE("reduce_async") { PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_async(q, x.data(), n, x.data() + n / 2, preduce::plus<>{})); }
+  SUBCASE("reduce_async, output on the last element") {
+    PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_async(q, x.data(), n, x.data() + n - 1, preduce::plus<>{}));
+  }
+  SUBCASE("reduce_rows") { PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_rows(q, x.data(), 10, 100, x.data() + 995, preduce::plus<>{})); }
+  SUBCASE("reduce_columns, strided") {
+    PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_columns(q, x.data() + 500, 5, 100, preduce::strided(x.data() + 400, 5), preduce::plus<>{}));
+  }
+  SUBCASE("dot's second input") {
+    preduce::device_buffer<float> y(q, host);
+    PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_async(q, x.data(), n, y.data() + 7, preduce::dot<float>{y.data()}));
+    CHECK(y.to_host() == host);
+  }
+  SUBCASE("offsets") {
+    preduce::device_buffer<std::int32_t> offsets(q, std::vector<std::int32_t>{0, 10, 20, 30});
+    PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_segments(q, x.data(), n, offsets.data(), 3,
+                                                                reinterpret_cast<float*>(offsets.data() + 1), preduce::plus<>{}));
+    CHECK(offsets.to_host() == std::vector<std::int32_t>{0, 10, 20, 30});
+  }
+  q.synchronize();
+  CHECK(x.to_host() == host);
+}
+
+// The byte right after the input is not part of it: an output there is fine.
+TEST_CASE("bad_input.adjacent_output_is_not_overlap") {
+  const preduce::queue q(0);
+  auto host = input();
+  host.push_back(-1.0f);
+  preduce::device_buffer<float> x(q, host);
+  preduce::reduce_async(q, x.data(), n, x.data() + n, preduce::plus<>{});
+  q.synchronize();
+  const auto after = x.to_host();
+  CHECK(std::equal(host.begin(), host.begin() + n, after.begin()));
+  test::check_result(after[n], test::expected(preduce::plus<>{}, host.data(), n));
+}
+
+// Offsets live in device memory, so they are checked there: the call returns, and the next
+// synchronize throws bad_offsets. The output stays untouched and the queue stays usable.
+TEST_CASE("bad_input.segment_offsets") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const auto host = input();
+  const preduce::device_buffer<float> x(q, host);
+  auto check_bad = [&](const auto& offsets) {
+    using Off = typename std::decay_t<decltype(offsets)>::value_type;
+    const preduce::device_buffer<Off> d_offsets(q, offsets);
+    const std::size_t segments = offsets.size() - 1;
+    test::guarded_output<float> out(q, segments);
+    REQUIRE_NOTHROW(preduce::reduce_segments(q, x.data(), n, d_offsets.data(), segments, out.data(), preduce::plus<>{}));
+    PREDUCE_CHECK_ERROR(errc::bad_offsets, q.synchronize());
+    CHECK(out.untouched());
+    // The error was reported once; the queue works again.
+    CHECK_NOTHROW(q.synchronize());
+    test::check_result(preduce::reduce(q, x.data(), n), test::expected(preduce::plus<>{}, host.data(), n));
+  };
+  SUBCASE("decreasing") { check_bad(std::vector<std::int32_t>{0, 10, 5, 20}); }
+  SUBCASE("negative") { check_bad(std::vector<std::int32_t>{-3, 5, 10}); }
+  SUBCASE("past the end") { check_bad(std::vector<std::int32_t>{0, 5, std::int32_t(n) + 1}); }
+  SUBCASE("past the end, int64_t") { check_bad(std::vector<std::int64_t>{0, std::int64_t(n) + 100}); }
+  SUBCASE("past the end, uint64_t") { check_bad(std::vector<std::uint64_t>{0, 7, std::numeric_limits<std::uint64_t>::max()}); }
+  SUBCASE("decreasing, uint32_t") { check_bad(std::vector<std::uint32_t>{100, 99}); }
+}
+
+TEST_CASE("bad_input.size_overflow") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const preduce::device_buffer<float> x(q, input());
+  test::guarded_output<float> out(q, 4);
+  constexpr std::size_t huge = std::numeric_limits<std::size_t>::max() / 2;
+  SUBCASE("reduce_rows") { PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_rows(q, x.data(), huge, 3, out.data(), preduce::plus<>{})); }
+  SUBCASE("reduce_columns") {
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_columns(q, x.data(), 3, huge, out.data(), preduce::plus<>{}));
+  }
+  SUBCASE("bytes of n") { PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_async(q, x.data(), huge, out.data(), preduce::plus<>{})); }
+  q.synchronize();
+  CHECK(out.untouched());
+}
+
+TEST_CASE("bad_input.wrong_device") {
+  PREDUCE_CHECK_ERROR(preduce::errc::wrong_device, preduce::queue{preduce::device_count()});
+}
+
+TEST_CASE("bad_input.zero_stride") {
+  const preduce::queue q(0);
+  const preduce::device_buffer<float> x(q, input());
+  test::guarded_output<float> out(q, 4);
+  PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, preduce::reduce_rows(q, x.data(), 4, 250, preduce::strided(out.data(), 0), preduce::plus<>{}));
+  q.synchronize();
+  CHECK(out.untouched());
+}

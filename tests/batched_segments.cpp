@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce tests: reduce_segments for every operator family on a sample of element types, with
+// int32, int64, uint32 and uint64 offsets, empty segments, boundary lengths, offsets that do not
+// start at 0 or end at n, and outputs written every 1 or 2 slots (nothing else may be written).
+#include "test_support.hpp"
+
+namespace {
+
+struct segment_layout {
+  const char* name;
+  std::size_t n;                    // input length
+  std::vector<std::size_t> offsets;  // segments + 1 of them
+};
+
+//! Offsets of consecutive segments of the given lengths, starting at `first`.
+std::vector<std::size_t> offsets_of(std::size_t first, const std::vector<std::size_t>& lengths) {
+  std::vector<std::size_t> o{first};
+  for (const std::size_t len : lengths) o.push_back(o.back() + len);
+  return o;
+}
+
+std::vector<segment_layout> layouts() {
+  std::vector<segment_layout> v;
+  // Boundary lengths mixed with empty segments.
+  const auto mixed = offsets_of(0, {0, 1, 31, 32, 33, 0, 255, 256, 257, 4097, 0, 0, 1, 1023, 7});
+  v.push_back({"mixed", mixed.back(), mixed});
+  // Segments inside the input: not starting at 0, not ending at n.
+  const auto inner = offsets_of(5, {3, 64, 0, 129});
+  v.push_back({"inner", inner.back() + 11, inner});
+  v.push_back({"all_empty", 10, {4, 4, 4, 4}});
+  v.push_back({"no_segments", 10, {0}});
+  v.push_back({"one_segment", 65537, {0, 65537}});
+  // Many short segments of random lengths.
+  test::rng r(0x5e6);
+  std::vector<std::size_t> lengths(1000);
+  for (auto& len : lengths) len = r.below(41);
+  const auto many = offsets_of(0, lengths);
+  v.push_back({"many_short", many.back(), many});
+  return v;
+}
+
+//! The offsets of a layout in device memory, as each offset type.
+struct device_offsets {
+  template <class Off>
+  static preduce::device_buffer<Off> as(const segment_layout& l) {
+    std::vector<Off> h;
+    for (const std::size_t o : l.offsets) h.push_back(static_cast<Off>(o));
+    return preduce::device_buffer<Off>(test::shared_queue(), h);
+  }
+  explicit device_offsets(const segment_layout& l)
+      : i32(as<std::int32_t>(l)), i64(as<std::int64_t>(l)), u32(as<std::uint32_t>(l)), u64(as<std::uint64_t>(l)) {}
+  preduce::device_buffer<std::int32_t> i32;
+  preduce::device_buffer<std::int64_t> i64;
+  preduce::device_buffer<std::uint32_t> u32;
+  preduce::device_buffer<std::uint64_t> u64;
+};
+
+//! Runs reduce_segments with each offset type (a SUBCASE each) into a guarded output written
+//! every `stride` slots, and checks that only the result slots were written, with `want`.
+template <class T, class Op, class R>
+void run_segments(const segment_layout& l, const device_offsets& offsets, std::size_t stride, const T* d_in, Op op,
+                  const std::vector<R>& want) {
+  const auto& q = test::shared_queue();
+  const std::size_t segments = l.offsets.size() - 1;
+  test::guarded_output<test::result_of<Op, T>> out(q, segments ? (segments - 1) * stride + 1 : 0);
+  auto run = [&](const auto* d_offsets) {
+    preduce::reduce_segments(q, d_in, l.n, d_offsets, segments, preduce::strided(out.data(), stride), op);
+    q.synchronize();
+  };
+  SUBCASE("offsets=int32_t") { run(offsets.i32.data()); }
+  SUBCASE("offsets=int64_t") { run(offsets.i64.data()); }
+  SUBCASE("offsets=uint32_t") { run(offsets.u32.data()); }
+  SUBCASE("offsets=uint64_t") { run(offsets.u64.data()); }
+  CHECK(out.only_results_written(segments, stride));
+  test::check_results(out.values(segments, stride), want);
+}
+
+template <class T>
+void check_segments() {
+  const auto& q = test::shared_queue();
+  for (const auto& l : layouts()) {
+    SUBCASE((std::string("segments=") + l.name).c_str()) {
+      const std::size_t segments = l.offsets.size() - 1;
+      const device_offsets offsets(l);
+      for (const std::size_t stride : {std::size_t(1), std::size_t(2)}) {
+        SUBCASE(("stride=" + std::to_string(stride)).c_str()) {
+          test::for_each_operator<T>([&](auto op) {
+            using Op = decltype(op);
+            auto x = test::make_data<T>(test::shape_for<Op, T>(), l.n, test::seed_for<T>(l.name, l.n), 64);
+            if constexpr (test::ref::is_floating<T>) {
+              if (test::shape_for<Op, T>() == test::data::ties && l.n > 300) x[l.n / 3] = test::ref::quiet_nan<T>();
+            }
+            const preduce::device_buffer<T> d(q, x);
+            run_segments(l, offsets, stride, d.data(), op,
+                         test::ref::per_segment(l.offsets.data(), segments,
+                                                [](const T* xs, std::size_t len) { return test::expected(Op{}, xs, len); }, x.data()));
+          });
+          SUBCASE("dot") {
+            const auto x = test::make_data<T>(test::data::small_integers, l.n, test::seed_for<T>(l.name, l.n, 1), 64);
+            const auto y = test::make_data<T>(test::data::small_integers, l.n, test::seed_for<T>(l.name, l.n, 2), 64);
+            const preduce::device_buffer<T> dx(q, x), dy(q, y);
+            const preduce::dot<T> op{dy.data()};
+            run_segments(l, offsets, stride, dx.data(), op,
+                         test::ref::per_segment(l.offsets.data(), segments,
+                                                [&](const T* xs, const T* ys, std::size_t len) { return test::expected(op, xs, ys, len); },
+                                                x.data(), y.data()));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE_DEFINE("reduce_segments", T, reduce_segments) { check_segments<T>(); }
+TEST_CASE_TEMPLATE_APPLY(reduce_segments, test::sample_types);

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce tests: the compiled part of test_support.hpp: comparing results with the oracle.
+#include "test_support.hpp"
+
+namespace test {
+
+namespace {
+
+std::string text(const fields& f) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < f.size; ++i) {
+    char b[128];
+    if (f.at[i].bound > 0.0L) {
+      std::snprintf(b, sizeof b, "%s%s %.21Lg +- %.3Lg", i ? ", " : "", f.at[i].name, f.at[i].value, f.at[i].bound);
+    } else {
+      std::snprintf(b, sizeof b, "%s%s %.21Lg", i ? ", " : "", f.at[i].name, f.at[i].value);
+    }
+    s += b;
+  }
+  return s + "}";
+}
+
+bool matches(const fields::field& got, const fields::field& want) {
+  if (std::isnan(got.value) || std::isnan(want.value)) return std::isnan(got.value) && std::isnan(want.value);
+  return got.value == want.value || std::fabs(got.value - want.value) <= want.bound;
+}
+
+}  // namespace
+
+void check_fields(const fields& got, const fields& want) {
+  INFO("got " << text(got) << ", expected " << text(want));
+  REQUIRE(got.size == want.size);
+  for (std::size_t i = 0; i < got.size; ++i) {
+    INFO("field " << std::string(want.at[i].name));
+    REQUIRE(std::isfinite(want.at[i].bound));
+    CHECK(matches(got.at[i], want.at[i]));
+  }
+}
+
+void check_fields_each(const std::vector<fields>& got, const std::vector<fields>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO("result " << i);
+    check_fields(got[i], want[i]);
+  }
+}
+
+}  // namespace test
