@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce kokkos: the backend engine (see portable/run_request.hpp for the contract every
+// backend's engine keeps). Included by the library's per-group translation units and by user
+// files that include <preduce/extend.hpp>; both are compiled by Kokkos's compiler.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <string>
+
+#include <preduce/error.hpp>
+#include <preduce/execution.hpp>
+
+#include "device_batched.hpp"
+#include "device_reduce.hpp"
+#include "queue_state.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Runs `launch`; an exception from Kokkos (a failed launch, a failed allocation inside it)
+//! becomes preduce::error(device_fault). preduce::error passes through.
+template <class Launch>
+void guarded(const char* function, Launch&& launch) {
+  try {
+    launch();
+  } catch (const preduce::error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw preduce::error(errc::device_fault, std::string(function) + ": Kokkos: " + e.what());
+  }
+}
+
+//! Enqueues reductions on a queue's execution space instance; never waits; writes finalized
+//! results to device memory. Every kernel is run_to_run deterministic whatever the options,
+//! since none uses atomics (determinism::fast gains nothing here); the algorithm option is
+//! advisory and ignored: this backend has one kernel shape per layout and device kind.
+struct engine {
+  template <class Reducer, class Source>
+  static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
+                    typename Reducer::result_type* d_out, options) {
+    guarded("reduce", [&] { reduce_whole(q.state(), red, src, n, d_out); });
+  }
+
+  template <class Reducer, class Source>
+  static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
+                   typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+    if (rows == 0) return;
+    guarded("reduce_rows", [&] { reduce_rows(q.state(), red, src, rows, cols, d_out, out_stride); });
+  }
+
+  template <class Reducer, class Source>
+  static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
+                      typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+    if (cols == 0) return;
+    guarded("reduce_columns", [&] { reduce_columns(q.state(), red, src, rows, cols, d_out, out_stride); });
+  }
+
+  template <class Reducer, class Source, class Off>
+  static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
+                       std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+    if (segments == 0) return;
+    guarded("reduce_segments", [&] { reduce_segments(q.state(), red, src, n, d_offsets, segments, d_out, out_stride); });
+  }
+};
+
+}  // namespace backend
+}  // namespace preduce

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce kokkos: what one thread does: fold a chunk (the reducer's own fold, a pairwise tree or
+// in order), fold a range in fixed order, and the adapters that let Kokkos join our accumulators (init = identity, join = combine).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <preduce/detail/reducer.hpp>
+
+#include "queue_state.hpp"
+#include "tuning.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Folds lifted(0) .. lifted(K - 1) as a pairwise tree: v[j] = combine(v[j], v[j + w]) for
+//! w = K/2, K/4, .. 1. Requires: K a power of two, lifted(j) callable for every j < K (it does
+//! the load and the lift). Returns the combined accumulator. The K loads are independent, so
+//! they are all in flight at once; the first level vectorizes on CPUs.
+template <int K, class Reducer, class Lifted>
+KOKKOS_INLINE_FUNCTION typename Reducer::acc_type tree_fold(const Reducer& red, const Lifted& lifted) {
+  static_assert((K & (K - 1)) == 0, "tree_fold: K must be a power of two");
+  typename Reducer::acc_type v[K];
+  for (int j = 0; j < K; ++j) v[j] = lifted(j);
+  for (int w = K / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) v[j] = red.combine(v[j], v[j + w]);
+  return v[0];
+}
+
+//! True when Reducer's combine is branch-free arithmetic (sums, products, bitwise and logical
+//! operators), so a tree of combines costs nothing over an in-order fold. Comparisons are not:
+//! on a CPU, folding them in order keeps their branches predictable (the running extreme rarely
+//! changes), where a tree's combines go either way at random.
+template <class Reducer, class = void>
+struct branch_free_combine : std::false_type {};
+template <class Reducer>
+struct branch_free_combine<Reducer, std::void_t<decltype(Reducer::fused)>>
+    : std::bool_constant<Reducer::fused == detail::fused_op::add || Reducer::fused == detail::fused_op::mul ||
+                         Reducer::fused == detail::fused_op::bit_and || Reducer::fused == detail::fused_op::bit_or ||
+                         Reducer::fused == detail::fused_op::bit_xor> {};
+
+//! Folds the `chunk` consecutive elements src[base + j], j < chunk, each lifted with index
+//! index0 + j, into `acc`, and returns it. Requires: those elements readable, and every index
+//! already in `acc` below index0 (the fold runs in index order). Uses, in order of preference:
+//! the reducer's own chunk fold (moments: one division per chunk; argmin/argmax: no index
+//! tie-breaks), a pairwise tree (GPUs, and branch-free combines on CPUs), or an in-order fold.
+template <class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_chunk(const Reducer& red, typename Reducer::acc_type acc,
+                                                             const Source& src, std::uint64_t base, std::uint64_t index0) {
+  using element = std::decay_t<decltype(src[base])>;
+  if constexpr (detail::has_chunk_fold<Reducer, element, chunk>::value) {
+    element x[chunk];
+    for (int j = 0; j < chunk; ++j) x[j] = src[base + std::uint64_t(j)];
+    return red.template fold<chunk>(acc, x, index0);
+  } else if constexpr (!host_shapes || branch_free_combine<Reducer>::value) {
+    return red.combine(acc, tree_fold<chunk>(red, [&](int j) {
+      return red.lift(src[base + std::uint64_t(j)], index0 + std::uint64_t(j));
+    }));
+  } else {
+    for (int j = 0; j < chunk; ++j) acc = red.combine(acc, red.lift(src[base + std::uint64_t(j)], index0 + std::uint64_t(j)));
+    return acc;
+  }
+}
+
+//! Folds src[base + i] for i < count, each lifted with index index0 + i, into `acc` in index
+//! order: whole chunks by fold_chunk, then the rest one by one. Requires: those elements
+//! readable, every index already in `acc` below index0. Returns the updated accumulator.
+template <class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION typename Reducer::acc_type serial_fold(const Reducer& red, typename Reducer::acc_type acc,
+                                                              const Source& src, std::uint64_t base, std::uint64_t count,
+                                                              std::uint64_t index0) {
+  std::uint64_t i = 0;
+  for (; i + chunk <= count; i += chunk) acc = fold_chunk(red, acc, src, base + i, index0 + i);
+  for (; i < count; ++i) acc = red.combine(acc, red.lift(src[base + i], index0 + i));
+  return acc;
+}
+
+#if KOKKOS_VERSION < 40000
+//! Kokkos 3 calls join on volatile shared-memory values. Copying byte by byte through volatile
+//! keeps every access volatile (a const_cast would let the compiler cache warp-shared values
+//! in registers), and works for any trivially copyable accumulator.
+template <class T>
+KOKKOS_INLINE_FUNCTION T load_volatile(const volatile T& v) {
+  static_assert(std::is_trivially_copyable<T>::value, "preduce: accumulators must be trivially copyable");
+  T out;
+  const volatile unsigned char* src = reinterpret_cast<const volatile unsigned char*>(&v);
+  unsigned char* dst = reinterpret_cast<unsigned char*>(&out);
+  for (unsigned i = 0; i < sizeof(T); ++i) dst[i] = src[i];
+  return out;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION void store_volatile(volatile T& v, const T& value) {
+  const unsigned char* src = reinterpret_cast<const unsigned char*>(&value);
+  volatile unsigned char* dst = reinterpret_cast<volatile unsigned char*>(&v);
+  for (unsigned i = 0; i < sizeof(T); ++i) dst[i] = src[i];
+}
+#endif
+
+//! Kokkos's reducer concept over a preduce Reducer, for nested (team) parallel_reduce.
+//! Requires: `value` outlives the reduction. The reduction leaves its result in `value` on
+//! every thread of the team.
+template <class Reducer>
+struct kokkos_reducer {
+  using reducer = kokkos_reducer;
+  using value_type = typename Reducer::acc_type;
+  using result_view_type = Kokkos::View<value_type, Kokkos::AnonymousSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  Reducer red;
+  value_type* value;
+
+  KOKKOS_INLINE_FUNCTION kokkos_reducer(const Reducer& r, value_type& v) : red(r), value(&v) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const { dst = red.combine(dst, src); }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dst, const volatile value_type& src) const {
+    store_volatile(dst, red.combine(load_volatile(dst), load_volatile(src)));
+  }
+#endif
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = red.identity(); }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value; }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return result_view_type(value); }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+};
+
+//! The init / join / final members Kokkos looks for on a reduction functor, over a preduce
+//! Reducer: init = identity, join = combine and, when Final, final = finalize (only possible
+//! when the result type is the accumulator type, since Kokkos stores final's value in place).
+//! Derived functors add operator()(index, value_type&).
+template <class Reducer, bool Final>
+struct reduction_members {
+  using value_type = typename Reducer::acc_type;
+  Reducer red;
+
+  explicit reduction_members(const Reducer& r) : red(r) {}
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = red.identity(); }
+  KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const { dst = red.combine(dst, src); }
+#if KOKKOS_VERSION < 40000
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dst, const volatile value_type& src) const {
+    store_volatile(dst, red.combine(load_volatile(dst), load_volatile(src)));
+  }
+#endif
+};
+template <class Reducer>
+struct reduction_members<Reducer, true> : reduction_members<Reducer, false> {
+  using value_type = typename Reducer::acc_type;
+  using reduction_members<Reducer, false>::reduction_members;
+  KOKKOS_INLINE_FUNCTION void final(value_type& v) const { v = this->red.finalize(v); }
+};
+
+}  // namespace backend
+}  // namespace preduce

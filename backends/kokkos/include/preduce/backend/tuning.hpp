@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce kokkos: the launch-shape constants of the kokkos backend, each with why it was chosen.
+// Only `chunk` is measured so far; the batched shapes' constants are reasoned first choices for
+// preduce-bench to confirm or replace.
+#pragma once
+
+#include <cstdint>
+
+#include "queue_state.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Elements a GPU thread folds per iteration of the whole-array reduction (interleaved, as a
+//! pairwise tree: that many independent loads in flight), and the unit of every contiguous fold
+//! (fold_chunk: the reducer's chunk fold, a vectorizable tree or an in-order loop).
+//! H200, Kokkos 4.6.1 + CUDA 13, 2^28 f32 (median of 9, including the fence):
+//!   chunk  8: plus 4181 GB/s, maximum 4117 GB/s   <- chosen
+//!   chunk 16: plus 3598 GB/s, maximum 3309 GB/s
+//!   chunk 32: plus 3794 GB/s, maximum 3677 GB/s
+//!   plain Kokkos::parallel_reduce, one element per iteration: 2488 / 2490 GB/s
+//! (2^26: chunk 8 at 3342 / 3191 GB/s against 2201 / 2213 GB/s plain.)
+inline constexpr int chunk = 8;
+
+//! Elements one iteration of the whole-array reduction folds in order on a CPU (8 KiB of
+//! floats, in L1): long enough that the running extreme of argmin/argmax rarely changes (so
+//! its branch predicts) and the per-iteration join is noise, short enough to balance threads.
+inline constexpr std::uint64_t host_block = 2048;
+
+//! Columns each CPU thread walks together in reduce_columns: 16 floats are one cache line, so a
+//! row step reads whole lines. On GPUs a thread takes one column; its neighbours take the next
+//! ones, which makes every row step one coalesced read.
+inline constexpr int column_tile = host_shapes ? 16 : 1;
+
+//! GPU rows of fewer columns than this get a thread each instead of a team: a team of a
+//! warp or more would leave most of its threads idle.
+inline constexpr std::uint64_t short_row = 32;
+
+//! GPU segments averaging fewer elements than this (n / segments) get a thread each.
+inline constexpr std::uint64_t short_segment = 32;
+
+//! Rows at least this long, when there are too few of them to give every team of the device
+//! one, are reduced one after another with the whole-array kernel, which uses all the device.
+inline constexpr std::uint64_t long_row = std::uint64_t(1) << 16;
+
+//! Threads a GPU team is assumed to have when deciding whether rows fill the device
+//! (Kokkos::AUTO picks 128 to 256 on NVIDIA and AMD GPUs for these reductions).
+inline constexpr int team_threads_estimate = host_shapes ? 1 : 256;
+
+//! Most teams (or ranges of rows) one launch has; teams loop over further rows or segments.
+//! 2^16 teams of 256 threads are dozens of waves on the largest GPUs.
+inline constexpr int max_league = 1 << 16;
+
+//! Fewest rows one part of a split reduce_columns walks: below it, the second pass over the
+//! parts would cost more than the parallelism gained.
+inline constexpr std::uint64_t min_rows_per_part = 256;
+
+}  // namespace backend
+}  // namespace preduce
