@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Everything that needs a GPU, in one call of the device tool: configure and build the cuda
+# backend (sm_90), run the whole suite, compute-sanitizer, and preduce-bench. Results go to
+# $OUT (at most 8 files come back): summary.txt, build.log, ctest.log, sanitizer.log,
+# bench.txt, bench.json.
+#   STAGES="build test sanitize bench"  the stages to run (default: all)
+#   BENCH_ARGS="--quick"                arguments for preduce-bench
+#   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
+#                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/preduce-gpu}
+mkdir -p "$OUT"
+build=${BUILD_DIR:-build/gpu}
+stages=${STAGES:-build test sanitize bench}
+summary="$OUT/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+has() { [[ " $stages " == *" $1 "* ]]; }
+
+note "== $(date -u +%FT%TZ) ${GIT_REVISION:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)} stages: $stages"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$summary"
+
+if has build; then
+  start=$SECONDS
+  { cmake -S . -B "$build" -DBACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+      -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" &&
+    cmake --build "$build" -j 16; } >"$OUT/build.log" 2>&1
+  rc=$?
+  note "build: rc=$rc in $((SECONDS - start)) s"
+  if [ $rc -ne 0 ]; then grep -E 'error|Error' "$OUT/build.log" | head -40; exit 1; fi
+fi
+
+if has build; then
+  # What the compiler made of the kernels: 16-byte loads, fused shuffles, redux.sync, spills.
+  sass=$(cuobjdump -sass "$build/libpreduce.a" 2>/dev/null)
+  note "sass: LDG.E.128=$(grep -c 'LDG.E.128' <<<"$sass") SHFL.DOWN=$(grep -c 'SHFL.DOWN' <<<"$sass") REDUX=$(grep -c 'REDUX' <<<"$sass") local-memory(LDL/STL)=$(grep -cE 'LDL|STL' <<<"$sass")"
+fi
+
+if has test; then
+  start=$SECONDS
+  ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600 >"$OUT/ctest.log" 2>&1
+  note "ctest: rc=$? in $((SECONDS - start)) s: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
+  grep -E '^\s*[0-9]+ - |Failed|\*\*\*' "$OUT/ctest.log" | head -40 | tee -a "$summary"
+fi
+
+if has sanitize; then
+  # The four tools run side by side on the suite without its slowest cases (2^32 and 2^24
+  # inputs, the big-size tests, which crawl under the tools) and without the deliberate faults;
+  # each stops after 7 minutes (the log then has no ERROR SUMMARY line).
+  exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*'
+  start=$SECONDS
+  for tool in memcheck racecheck synccheck initcheck; do
+    timeout 420 compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" --test-case-exclude="$exclude" \
+      >"$OUT/sanitizer-$tool.log" 2>&1 &
+  done
+  wait
+  for tool in memcheck racecheck synccheck initcheck; do
+    note "sanitizer $tool: $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/sanitizer-$tool.log" | tail -1)"
+  done
+  note "sanitizers: $((SECONDS - start)) s"
+  cat "$OUT"/sanitizer-*.log >"$OUT/sanitizer.log" && rm -f "$OUT"/sanitizer-*.log
+fi
+
+if has bench; then
+  start=$SECONDS
+  "$build/bench/preduce-bench" ${BENCH_ARGS:---quick} --json "$OUT/bench.json" >"$OUT/bench.txt" 2>"$OUT/bench.err"
+  note "bench: rc=$? in $((SECONDS - start)) s"
+  cat "$OUT/bench.txt"
+  tail -5 "$OUT/bench.err" >>"$summary"; rm -f "$OUT/bench.err"
+fi
