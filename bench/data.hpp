@@ -10,29 +10,15 @@
 #include <type_traits>
 #include <vector>
 
+#include <preduce/portable/splitmix64.hpp>
+
 #include <preduce/types.hpp>
 
 namespace preduce {
 namespace bench {
 
-//! splitmix64: a fast, seedable 64-bit generator; plenty for benchmark data.
-class random_bits {
- public:
-  explicit random_bits(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  //! Uniform in [0, bound) (bound well below 2^32, so the modulo bias is negligible).
-  std::uint64_t below(std::uint64_t bound) { return next() % bound; }
-  //! Uniform in [0, 1).
-  double unit() { return double(next() >> 11) * 0x1p-53; }
-
- private:
-  std::uint64_t state_;
-};
+//! The benchmark's seeded generator.
+using random_bits = preduce::portable::splitmix64;
 
 //! n random values, never zero: floating types uniform over the odd multiples of 2^-24 in
 //! (-1, 1) (exact in float; half and bfloat16 round them, never to zero), integers uniform in

@@ -91,7 +91,7 @@ TEST_CASE("reduce.n_2pow32_plus_17") {
     for (std::size_t begin = 0; begin < n; begin += chunk) {
       const std::size_t len = std::min(chunk, n - begin);
       for (std::size_t i = 0; i < len; i += 8) {
-        std::uint64_t bits = r.bits();
+        std::uint64_t bits = r.next();
         for (std::size_t b = 0; b < 8 && i + b < len; ++b, bits >>= 8) h[i + b] = std::int8_t(((bits & 0xff) * 121) >> 8);
       }
       for (const std::size_t at : {peak, n - 1}) {

@@ -19,6 +19,7 @@
 
 #include <doctest/doctest.h>
 #include <preduce/portable/reference.hpp>
+#include <preduce/portable/splitmix64.hpp>
 #include <preduce/preduce.hpp>
 
 // Short type names, so test names read "reduce.sum<int8_t>" and ctest names carry no spaces.
@@ -76,26 +77,8 @@ inline const preduce::queue& shared_queue() {
 // Seeded random data
 // ---------------------------------------------------------------------------------------------
 
-//! splitmix64: small, fast, and good enough to make test data.
-class rng {
- public:
-  explicit rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t bits() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  //! Uniform in [0, bound).
-  std::uint64_t below(std::uint64_t bound) { return bits() % bound; }
-  //! Uniform integer in [lo, hi].
-  std::int64_t between(std::int64_t lo, std::int64_t hi) { return lo + std::int64_t(below(std::uint64_t(hi - lo) + 1)); }
-  //! Uniform in [lo, hi).
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(bits() >> 11) * 0x1p-53; }
-
- private:
-  std::uint64_t state_;
-};
+//! The suite's seeded generator.
+using rng = preduce::portable::splitmix64;
 
 //! A seed fixed by (what, type, n, variant) and mixed from all four, so every size and type
 //! gets its own data, the same on every run and backend.
@@ -148,7 +131,7 @@ std::vector<T> make_data(data d, std::size_t n, std::uint64_t seed, std::int64_t
     switch (d) {
       case data::spread:
         if constexpr (std::is_integral<T>::value) {
-          v = static_cast<T>(r.bits());
+          v = static_cast<T>(r.next());
         } else {
           v = from_double<T>(r.uniform(-1.0, 1.0) * std::ldexp(1.0, int(r.between(-3, 3))));
         }
@@ -161,7 +144,7 @@ std::vector<T> make_data(data d, std::size_t n, std::uint64_t seed, std::int64_t
       }
       case data::near_one:
         if constexpr (std::is_integral<T>::value) {
-          v = static_cast<T>(r.bits() | 1u);
+          v = static_cast<T>(r.next() | 1u);
         } else {
           v = from_double<T>(1.0 + r.uniform(-1.0 / 64, 1.0 / 64));
         }

@@ -45,7 +45,7 @@ T nonzero(test::rng& r) {
     }
   } else {
     T v = 0;
-    while (v == 0) v = static_cast<T>(r.bits());
+    while (v == 0) v = static_cast<T>(r.next());
     return v;
   }
 }
@@ -81,12 +81,12 @@ std::vector<T> make_bits(bits shape, std::size_t n, std::uint64_t seed) {
   test::rng r(seed);
   std::vector<T> x(n);
   if (shape == bits::spread) {
-    for (auto& v : x) v = static_cast<T>(r.bits());
+    for (auto& v : x) v = static_cast<T>(r.next());
     return x;
   }
   using U = std::make_unsigned_t<T>;
   const U one_bit = U(U(1) << r.below(sizeof(T) * 8));
-  const U mask = shape == bits::one_cleared ? U(r.bits() | r.bits() | one_bit) : U(r.bits() & r.bits() & U(~one_bit));
+  const U mask = shape == bits::one_cleared ? U(r.next() | r.next() | one_bit) : U(r.next() & r.next() & U(~one_bit));
   for (auto& v : x) v = static_cast<T>(mask);
   if (n > 0) x[r.below(n)] = static_cast<T>(shape == bits::one_cleared ? U(mask & U(~one_bit)) : U(mask | one_bit));
   return x;

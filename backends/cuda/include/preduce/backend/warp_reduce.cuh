@@ -63,22 +63,13 @@ __device__ __forceinline__ Acc warp_reduce_shuffle(const Reducer& red, Acc v) {
 // 64-bit values move as two b32 halves under the same predicate. The predicate makes the step
 // correct whatever the peer holds, so no identity padding is needed for out-of-range lanes.
 
-#define PREDUCE_DETAIL_FUSED_SHFL32(fn, ctype, reg, op)                                  \
+#define PREDUCE_DETAIL_FUSED_SHFL32(fn, ctype, constraint, reg, op)                      \
   __device__ __forceinline__ ctype fn(ctype x, unsigned delta) {                         \
     asm volatile(                                                                        \
         "{\n\t.reg ." reg " r;\n\t.reg .pred p;\n\t"                                     \
         "shfl.sync.down.b32 r|p, %0, %1, 0x1f, 0xffffffff;\n\t"                          \
         "@p " op " %0, %0, r;\n\t}"                                                      \
-        : "+r"(x) : "r"(delta));                                                         \
-    return x;                                                                            \
-  }
-#define PREDUCE_DETAIL_FUSED_SHFL_F32(fn, op)                                            \
-  __device__ __forceinline__ float fn(float x, unsigned delta) {                         \
-    asm volatile(                                                                        \
-        "{\n\t.reg .f32 r;\n\t.reg .pred p;\n\t"                                         \
-        "shfl.sync.down.b32 r|p, %0, %1, 0x1f, 0xffffffff;\n\t"                          \
-        "@p " op " %0, %0, r;\n\t}"                                                      \
-        : "+f"(x) : "r"(delta));                                                         \
+        : "+" constraint(x) : "r"(delta));                                               \
     return x;                                                                            \
   }
 #define PREDUCE_DETAIL_FUSED_SHFL64(fn, ctype, constraint, reg, op)                      \
@@ -95,45 +86,44 @@ __device__ __forceinline__ Acc warp_reduce_shuffle(const Reducer& red, Acc v) {
   }
 
 // add: integers wrap modulo 2^bits like wrapping_add.
-PREDUCE_DETAIL_FUSED_SHFL_F32(fused_add, "add.f32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_add, std::int32_t, "s32", "add.s32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_add, std::uint32_t, "u32", "add.u32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_add, float, "f", "f32", "add.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_add, std::int32_t, "r", "s32", "add.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_add, std::uint32_t, "r", "u32", "add.u32")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_add, double, "d", "f64", "add.f64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_add, std::int64_t, "l", "s64", "add.s64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_add, std::uint64_t, "l", "u64", "add.u64")
 // mul: mul.lo keeps the low bits, i.e. the product modulo 2^bits.
-PREDUCE_DETAIL_FUSED_SHFL_F32(fused_mul, "mul.f32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, std::int32_t, "s32", "mul.lo.s32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, std::uint32_t, "u32", "mul.lo.u32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, float, "f", "f32", "mul.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, std::int32_t, "r", "s32", "mul.lo.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_mul, std::uint32_t, "r", "u32", "mul.lo.u32")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_mul, double, "d", "f64", "mul.f64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_mul, std::int64_t, "l", "s64", "mul.lo.s64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_mul, std::uint64_t, "l", "u64", "mul.lo.u64")
 // min/max, NaN-propagating for float: min.NaN.f32 returns NaN if either input is NaN (sm_80+,
 // PTX 7.0). Plain min.f32/min.f64 return the non-NaN input, i.e. fmin: the nan_ignoring rule.
-PREDUCE_DETAIL_FUSED_SHFL_F32(fused_min, "min.NaN.f32")
-PREDUCE_DETAIL_FUSED_SHFL_F32(fused_max, "max.NaN.f32")
-PREDUCE_DETAIL_FUSED_SHFL_F32(fused_min_ignore_nan, "min.f32")
-PREDUCE_DETAIL_FUSED_SHFL_F32(fused_max_ignore_nan, "max.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_min, float, "f", "f32", "min.NaN.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_max, float, "f", "f32", "max.NaN.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_min_ignore_nan, float, "f", "f32", "min.f32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_max_ignore_nan, float, "f", "f32", "max.f32")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_min_ignore_nan, double, "d", "f64", "min.f64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_max_ignore_nan, double, "d", "f64", "max.f64")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_min, std::int32_t, "s32", "min.s32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_min, std::uint32_t, "u32", "min.u32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_max, std::int32_t, "s32", "max.s32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_max, std::uint32_t, "u32", "max.u32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_min, std::int32_t, "r", "s32", "min.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_min, std::uint32_t, "r", "u32", "min.u32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_max, std::int32_t, "r", "s32", "max.s32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_max, std::uint32_t, "r", "u32", "max.u32")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_min, std::int64_t, "l", "s64", "min.s64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_min, std::uint64_t, "l", "u64", "min.u64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_max, std::int64_t, "l", "s64", "max.s64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_max, std::uint64_t, "l", "u64", "max.u64")
 // bitwise (also logical and/or on 0/1 values)
-PREDUCE_DETAIL_FUSED_SHFL32(fused_and, std::uint32_t, "b32", "and.b32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_or, std::uint32_t, "b32", "or.b32")
-PREDUCE_DETAIL_FUSED_SHFL32(fused_xor, std::uint32_t, "b32", "xor.b32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_and, std::uint32_t, "r", "b32", "and.b32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_or, std::uint32_t, "r", "b32", "or.b32")
+PREDUCE_DETAIL_FUSED_SHFL32(fused_xor, std::uint32_t, "r", "b32", "xor.b32")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_and, std::uint64_t, "l", "b64", "and.b64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_or, std::uint64_t, "l", "b64", "or.b64")
 PREDUCE_DETAIL_FUSED_SHFL64(fused_xor, std::uint64_t, "l", "b64", "xor.b64")
 
 #undef PREDUCE_DETAIL_FUSED_SHFL32
-#undef PREDUCE_DETAIL_FUSED_SHFL_F32
 #undef PREDUCE_DETAIL_FUSED_SHFL64
 
 //! The 32/64-bit register type an accumulator travels in for the fused and hardware paths:
