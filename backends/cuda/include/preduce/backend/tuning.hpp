@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: launch shapes, one table per architecture. Each entry says what chose it.
+// Evidence so far (bench/results/h200-cuda-*.json, 2026-11-21): with these values, f32 sum at
+// 2^28 runs at 4435 GB/s on an H200, 100.8% of the read ceiling measured in the same run (CUB:
+// 100.7%), and f32/f64/i32 plus, min, max, argmax and dot at 2^28 at 98-103%. Alternatives have
+// not been measured yet, and sm_80 has not run at all: these are first choices, not a sweep.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +22,8 @@ constexpr int block_threads = 256;
 //! 16-byte vectors each thread loads before folding any (64 bytes in flight per thread, 128 KiB
 //! per SM at full occupancy).
 constexpr int vectors_in_flight = 4;
-//! sm_90 (H100/H200) and sm_80 (A100): a full SM of resident blocks.
+//! sm_90 (H100/H200): a full SM of resident blocks (H200: 4435 GB/s, 100.8% of the measured
+//! ceiling @ 2^28 f32 sum). sm_80 (A100): the same, unmeasured.
 constexpr reduce_policy policy_sm80{8};
 constexpr reduce_policy policy_sm90{8};
 
