@@ -224,34 +224,28 @@ void device_free(const queue& q, void* p) noexcept {
   backend::release(p);
 }
 
+namespace {
+//! Copies bytes from SrcSpace to DstSpace on q's instance and waits for the copy.
+template <class DstSpace, class SrcSpace>
+void copy_bytes(const queue& q, void* dst, const void* src, std::size_t bytes, const char* function) {
+  if (bytes == 0) return;
+  if (dst == nullptr || src == nullptr) fail(errc::null_pointer, function, "null pointer");
+  queue_state& s = q.state();
+  backend::translate(errc::device_fault, function, [&] {
+    backend::enqueue_copy<DstSpace, SrcSpace>(s.exec, dst, src, bytes);
+    s.exec.fence();
+  });
+}
+}  // namespace
+
 void copy_to_device_bytes(const queue& q, void* d_dst, const void* h_src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (d_dst == nullptr || h_src == nullptr) fail(errc::null_pointer, "copy_to_device", "null pointer");
-  queue_state& s = q.state();
-  backend::translate(errc::device_fault, "copy_to_device", [&] {
-    backend::enqueue_copy<backend::memory_space, Kokkos::HostSpace>(s.exec, d_dst, h_src, bytes);
-    s.exec.fence();
-  });
+  copy_bytes<backend::memory_space, Kokkos::HostSpace>(q, d_dst, h_src, bytes, "copy_to_device");
 }
-
 void copy_to_host_bytes(const queue& q, void* h_dst, const void* d_src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (h_dst == nullptr || d_src == nullptr) fail(errc::null_pointer, "copy_to_host", "null pointer");
-  queue_state& s = q.state();
-  backend::translate(errc::device_fault, "copy_to_host", [&] {
-    backend::enqueue_copy<Kokkos::HostSpace, backend::memory_space>(s.exec, h_dst, d_src, bytes);
-    s.exec.fence();
-  });
+  copy_bytes<Kokkos::HostSpace, backend::memory_space>(q, h_dst, d_src, bytes, "copy_to_host");
 }
-
 void copy_on_device_bytes(const queue& q, void* d_dst, const void* d_src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (d_dst == nullptr || d_src == nullptr) fail(errc::null_pointer, "copy_on_device", "null pointer");
-  queue_state& s = q.state();
-  backend::translate(errc::device_fault, "copy_on_device", [&] {
-    backend::enqueue_copy<backend::memory_space, backend::memory_space>(s.exec, d_dst, d_src, bytes);
-    s.exec.fence();
-  });
+  copy_bytes<backend::memory_space, backend::memory_space>(q, d_dst, d_src, bytes, "copy_on_device");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -311,10 +311,11 @@ moments_estimate moments(const T* x, std::size_t n) {
 //! NaN's index). ignore: NaNs are skipped (fmin/fmax); only an all-NaN input gives NaN.
 enum class nan_policy { propagate, ignore };
 
-//! Smallest value of x[0..n). Empty: +inf (integers: the largest value) under propagate; NaN
-//! under ignore (integers: the largest value). ignore with every element NaN: NaN.
-template <class T>
-T minimum(const T* x, std::size_t n, nan_policy p) {
+namespace detail {
+//! The value of x[0..n) no other beats (`better(a, b)`: a beats b), under NaN policy p; `empty`
+//! when there is none (and NaN under ignore for floating T, when there are no non-NaN values).
+template <class T, class Better>
+T extreme(const T* x, std::size_t n, nan_policy p, T empty, Better better) {
   bool found = false;
   T best{};
   for (std::size_t i = 0; i < n; ++i) {
@@ -322,34 +323,28 @@ T minimum(const T* x, std::size_t n, nan_policy p) {
       if (p == nan_policy::propagate) return x[i];
       continue;
     }
-    if (!found || less(x[i], best)) best = x[i];
+    if (!found || better(x[i], best)) best = x[i];
     found = true;
   }
   if (found) return best;
   if constexpr (is_floating<T>) {
     if (p == nan_policy::ignore) return quiet_nan<T>();
   }
-  return positive_extreme<T>();
+  return empty;
+}
+}  // namespace detail
+
+//! Smallest value of x[0..n). Empty: +inf (integers: the largest value) under propagate; NaN
+//! under ignore (integers: the largest value). ignore with every element NaN: NaN.
+template <class T>
+T minimum(const T* x, std::size_t n, nan_policy p) {
+  return detail::extreme(x, n, p, positive_extreme<T>(), [](T a, T b) { return less(a, b); });
 }
 
 //! Largest value of x[0..n); the mirror of minimum (empty: -inf or the lowest value / NaN).
 template <class T>
 T maximum(const T* x, std::size_t n, nan_policy p) {
-  bool found = false;
-  T best{};
-  for (std::size_t i = 0; i < n; ++i) {
-    if (is_nan(x[i])) {
-      if (p == nan_policy::propagate) return x[i];
-      continue;
-    }
-    if (!found || less(best, x[i])) best = x[i];
-    found = true;
-  }
-  if (found) return best;
-  if constexpr (is_floating<T>) {
-    if (p == nan_policy::ignore) return quiet_nan<T>();
-  }
-  return negative_extreme<T>();
+  return detail::extreme(x, n, p, negative_extreme<T>(), [](T a, T b) { return less(b, a); });
 }
 
 //! Both extremes, each as minimum and maximum define it.
