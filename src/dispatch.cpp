@@ -9,6 +9,7 @@ namespace detail {
 
 void dispatch(const queue& q, const request& r) {
   using portable::group;
+  if (runs_binned(r)) return portable::run_compiled<group::reproducible>(q, r);
   switch (portable::group_of(r.op)) {
     case group::sums: return portable::run_compiled<group::sums>(q, r);
     case group::products: return portable::run_compiled<group::products>(q, r);
@@ -17,6 +18,7 @@ void dispatch(const queue& q, const request& r) {
     case group::extremes: return portable::run_compiled<group::extremes>(q, r);
     case group::args: return portable::run_compiled<group::args>(q, r);
     case group::logical_bitwise: return portable::run_compiled<group::logical_bitwise>(q, r);
+    case group::reproducible: break;  // chosen by runs_binned above, never by group_of
   }
 }
 

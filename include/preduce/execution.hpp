@@ -11,7 +11,7 @@ namespace preduce {
 enum class determinism {
   run_to_run,    //!< default: same input, device and library version -> bit-identical results
   fast,          //!< atomics allowed: float results may differ in the last bits between calls
-  reproducible,  //!< same bits on every device, backend and split (not implemented yet)
+  reproducible,  //!< same bits on every device, backend, launch shape and split (reproducible.hpp)
 };
 
 //! Which device-level algorithm to use; `automatic` lets the backend's tuning table choose. The

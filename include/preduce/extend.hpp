@@ -38,6 +38,26 @@ auto reducer_of(const Op& op) {
   }
 }
 
+//! A custom operator's combine runs in an order that differs by backend and launch shape, so
+//! it has no reproducible form: refused before anything runs.
+inline void refuse_reproducible_custom(const char* function, options o) {
+  if (o.det == determinism::reproducible)
+    fail(errc::unsupported, function,
+         "determinism::reproducible: a custom operator has no reproducible form; use plus, sum_of_squares or moments "
+         "(with transform_reduce for a transform)");
+}
+
+//! Whether transform_reduce's operator Op on transformed values U runs on the binned reducers
+//! under determinism::reproducible (floating-point plus, sum_of_squares, moments).
+template <class Op, class U>
+constexpr bool has_binned_form() {
+  if constexpr (!is_builtin_op<Op>::value || is_partial<Op>::value) {
+    return false;
+  } else {
+    return is_floating<canonical_t<U>> && (Op::id == op_id::plus || Op::id == op_id::sum_of_squares || Op::id == op_id::moments);
+  }
+}
+
 //! Host-side checks of a custom call, the same as the built-in path's.
 template <class T>
 void validate_custom(const queue& q, const char* function, shape layout, const T* x, std::size_t n, const void* out,
@@ -76,6 +96,7 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
   // X is a custom operator.
   template <class T>
   static auto reduce(const queue& q, const T* d_in, std::size_t n, const X& op, options o) {
+    refuse_reproducible_custom("reduce", o);
     const auto red = custom_reducer<X, T>{op};
     validate_custom(q, "reduce", shape::whole, d_in, n, nullptr, 0, 1, 0);
     return whole_to_host(q, red, array_source<T>{d_in}, n, o);
@@ -85,6 +106,7 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
   static void reduce_async(const queue& q, const T* d_in, std::size_t n, Out* d_out, const X& op, options o) {
     using R = typename custom_reducer<X, T>::result_type;
     static_assert(std::is_same<std::remove_cv_t<Out>, R>::value, "preduce::reduce_async: *d_out must be the operator's value_type");
+    refuse_reproducible_custom("reduce_async", o);
     validate_custom(q, "reduce_async", shape::whole, d_in, n, d_out, 1, 1, sizeof(R));
     backend::engine::whole(q, custom_reducer<X, T>{op}, array_source<T>{d_in}, n, d_out, o);
   }
@@ -96,6 +118,7 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
     const auto s = as_strided(out);
     static_assert(std::is_same<std::remove_cv_t<std::remove_pointer_t<decltype(s.ptr)>>, R>::value,
                   "preduce: the output must be the operator's value_type");
+    refuse_reproducible_custom(layout == shape::segments ? "reduce_segments" : layout == shape::rows ? "reduce_rows" : "reduce_columns", o);
     const auto red = custom_reducer<X, T>{op};
     const array_source<T> src{d_in};
     if (layout == shape::segments) {
@@ -114,14 +137,27 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
     else backend::engine::columns(q, red, src, a, b, s.ptr, s.stride, o);
   }
 
-  // X is a transform.
+  // X is a transform. Under determinism::reproducible, floating-point plus, sum_of_squares and
+  // moments run on the binned reducers; multiplies on floating-point values and custom
+  // operators are refused; the rest are exact already.
   template <class T, class Op>
   static auto transform_reduce(const queue& q, const T* d_in, std::size_t n, const X& transform, const Op& op, options o) {
     using Src = transform_source<array_source<T>, X>;
     using U = typename Src::value_type;
     const auto red = reducer_of<Op, U>(op);
+    if constexpr (!is_builtin_op<Op>::value) refuse_reproducible_custom("transform_reduce", o);
+    if constexpr (is_builtin_op<Op>::value && !is_partial<Op>::value) {
+      if (o.det == determinism::reproducible && Op::id == op_id::multiplies && is_floating<canonical_t<U>>)
+        fail(errc::unsupported, "transform_reduce",
+             "determinism::reproducible: multiplies on floating-point values has no reproducible form; use determinism::run_to_run");
+    }
     validate_custom(q, "transform_reduce", shape::whole, d_in, n, nullptr, 0, 1, 0);
-    return whole_to_host(q, red, Src{array_source<T>{d_in}, transform}, n, o);
+    const Src src{array_source<T>{d_in}, transform};
+    if constexpr (has_binned_form<Op, U>()) {
+      if (o.det == determinism::reproducible)
+        return whole_to_host(q, reducer<portable::reproducible_value<Op>, canonical_t<U>>{}, src, n, o);
+    }
+    return whole_to_host(q, red, src, n, o);
   }
 };
 

@@ -9,4 +9,5 @@
 #include "memory.hpp"
 #include "ops.hpp"
 #include "reduce.hpp"
+#include "reproducible.hpp"
 #include "types.hpp"

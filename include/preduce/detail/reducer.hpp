@@ -421,9 +421,19 @@ template <class U, class A, class T> struct element_of<dot<U, A>, T> { using typ
 template <class Op, class T>
 using reducer_for = reducer<Op, typename element_of<Op, T>::type>;
 
+//! The type reduce() returns for Op on T: the reducer's result type (partial_of's is
+//! specialized in reproducible.hpp, whose reducers live with the backends' kernels).
+template <class Op, class T> struct result_type_of { using type = typename reducer_for<Op, T>::result_type; };
+
 //! The accumulator type of Op on T, and the type reduce() returns.
 template <class Op, class T> using acc_t = typename reducer_for<Op, T>::acc_type;
-template <class Op, class T> using result_t = typename reducer_for<Op, T>::result_type;
+template <class Op, class T> using result_t = typename result_type_of<Op, T>::type;
+
+//! The operator a wrapper (partial<Op>) wraps; Op itself otherwise.
+template <class Op> struct base_op { using type = Op; };
+template <class Op> using base_op_t = typename base_op<Op>::type;
+//! True for partial<Op> (reproducible.hpp).
+template <class Op> struct is_partial : std::false_type {};
 
 }  // namespace detail
 }  // namespace preduce

@@ -12,6 +12,9 @@
 #include "reducer.hpp"
 
 namespace preduce {
+
+template <class Op> struct partial;  // reproducible.hpp
+
 namespace detail {
 
 //! The layout being reduced.
@@ -43,6 +46,7 @@ struct request {
   std::size_t out_stride;        //!< distance between consecutive results, in elements
   std::size_t result_bytes;
   options opt;
+  bool partial;                  //!< results are reproducible_partial states (partial_of)
 };
 
 // Implemented by the backend (libpreduce).
@@ -52,6 +56,17 @@ void check_device_pointer(const queue& q, const void* p, std::size_t bytes, cons
 void dispatch(const queue& q, const request& r);
 //! Runs r on q into library scratch memory, copies the result to host_out and waits.
 void dispatch_to_host(const queue& q, const request& r, void* host_out);
+
+//! True for f16, bf16, f32 and f64.
+constexpr bool is_floating_dtype(dtype t) { return t == dtype::f16 || t == dtype::bf16 || t == dtype::f32 || t == dtype::f64; }
+
+//! True when r runs on the binned (reproducible) reducers: partial_of, or under
+//! determinism::reproducible a floating-point sum, sum of squares or dot, or moments of any
+//! input. Every other request is exact already and runs its ordinary kernels.
+constexpr bool runs_binned(const request& r) {
+  const bool sum_like = r.op == op_id::plus || r.op == op_id::sum_of_squares || r.op == op_id::dot;
+  return r.partial || (r.opt.det == determinism::reproducible && (r.op == op_id::moments || (sum_like && is_floating_dtype(r.in))));
+}
 
 [[noreturn]] inline void fail(errc c, const char* function, const std::string& what) {
   throw error(c, std::string(function) + ": " + what);
@@ -77,8 +92,10 @@ inline void validate(const queue& q, const request& r) {
     fail(errc::size_overflow, r.function, "output extent overflows std::size_t");
   out_bytes = r.results ? (out_bytes + 1) * r.result_bytes : 0;
 
-  if (r.opt.det == determinism::reproducible)
-    fail(errc::unsupported, r.function, "determinism::reproducible is not available in this version");
+  if (r.opt.det == determinism::reproducible && r.op == op_id::multiplies && r.in != dtype::none && is_floating_dtype(r.in))
+    fail(errc::unsupported, r.function,
+         "determinism::reproducible: multiplies on floating-point input has no reproducible form (each product rounds, "
+         "so the result depends on the order); use determinism::run_to_run");
   if (r.n > 0 && r.x == nullptr) fail(errc::null_pointer, r.function, "input pointer is null but the input has elements");
   if (r.op == op_id::dot && r.n > 0 && r.y == nullptr) fail(errc::null_pointer, r.function, "dot's second input (y) is null");
   if (r.results > 0 && r.out == nullptr) fail(errc::null_pointer, r.function, "output pointer is null");
@@ -124,12 +141,19 @@ constexpr void check_supported() {
                   "double inputs: double; integers: a 32- or 64-bit integer of the same signedness, at least as wide)");
     static_assert(!(op_traits<Op>::family == 1 && !op_supports<Op, C>()),
                   "preduce: moments accumulates in float or double (double inputs: double)");
-    static_assert(!is_dot_of_other_type<Op, C>::value, "preduce: dot's second input must have the same element type as the first");
+    static_assert(!is_dot_of_other_type<base_op_t<Op>, C>::value, "preduce: dot's second input must have the same element type as the first");
+    if constexpr (is_partial<Op>::value) {
+      static_assert(is_floating<C> || Op::id == op_id::moments,
+                    "preduce: partial_of of plus, sum_of_squares or dot needs floating-point input (float, double, half, bfloat16)");
+      static_assert(Op::id == op_id::plus || Op::id == op_id::sum_of_squares || Op::id == op_id::dot || Op::id == op_id::moments,
+                    "preduce: partial_of takes plus, sum_of_squares, dot or moments");
+    }
   }
 }
 
 template <class Op> const void* second_input(const Op&) { return nullptr; }
 template <class U, class A> const void* second_input(const dot<U, A>& d) { return d.y; }
+template <class Op> const void* second_input(const partial<Op>& p) { return second_input(p.op); }
 template <class Op> constexpr nan_rule nan_rule_of(const Op*) { return nan_rule::propagate; }
 template <class O> constexpr nan_rule nan_rule_of(const nan_ignoring<O>*) { return nan_rule::ignore; }
 
@@ -150,7 +174,7 @@ request make_request(const char* function, const Op& op, shape layout, const T* 
   r.nan = nan_rule_of(static_cast<const Op*>(nullptr));
   r.in = dtype_of<T>::value;
   r.elem_size = sizeof(T);
-  r.acc = accumulator_dtype<Op, T>();
+  r.acc = accumulator_dtype<base_op_t<Op>, T>();
   r.layout = layout;
   r.x = x;
   r.y = second_input(op);
@@ -160,6 +184,8 @@ request make_request(const char* function, const Op& op, shape layout, const T* 
   r.out_stride = 1;
   r.result_bytes = sizeof(result_t<Op, T>);
   r.opt = o;
+  r.partial = is_partial<Op>::value;
+  if (r.partial) r.opt.det = determinism::reproducible;
   return r;
 }
 

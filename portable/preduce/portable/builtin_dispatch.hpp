@@ -11,13 +11,16 @@
 
 #include <preduce/detail/request.hpp>
 
+#include "binned_reducers.hpp"
+
 namespace preduce {
 namespace portable {
 
 template <class T> struct type_tag { using type = T; };
 
 //! Dispatch groups, balanced for compile time (each is one translation unit per backend).
-enum class group : unsigned char { sums, products, dots, moments, extremes, args, logical_bitwise };
+//! `reproducible` holds every request detail::runs_binned() selects (binned_reducers.hpp).
+enum class group : unsigned char { sums, products, dots, moments, extremes, args, logical_bitwise, reproducible };
 
 constexpr group group_of(detail::op_id op) {
   using detail::op_id;
@@ -73,14 +76,35 @@ void with_accumulator(const detail::request& r, F&& f) {
 }
 
 //! Calls f(Op{}, type_tag<T>{}) for the built-in operator of group G that r names, where T is
-//! the input element type. Dot's operator carries r.y.
+//! the input element type. Dot's operator carries r.y. The reproducible group's operators are
+//! partial<Op> (r.partial) or reproducible_value<Op> over plus, sum_of_squares, dot and moments.
 template <group G, class F>
 void visit_group(const detail::request& r, F&& f) {
   using detail::op_id;
   using detail::nan_rule;
   with_input_type(r, [&](auto t) {
     using T = typename std::decay_t<decltype(t)>::type;
-    if constexpr (G == group::sums || G == group::products || G == group::dots || G == group::moments) {
+    if constexpr (G == group::reproducible) {
+      with_accumulator(r, [&](auto a) {
+        using A = typename std::decay_t<decltype(a)>::type;
+        auto run = [&](auto op) {
+          if (r.partial) return f(partial<decltype(op)>{op}, t);
+          return f(reproducible_value<decltype(op)>{op}, t);
+        };
+        if constexpr (detail::is_moments_accumulator<T, A>) {
+          if (r.op == op_id::moments) return run(moments<A>{});
+        }
+        if constexpr (detail::is_floating<T> && detail::is_sum_accumulator<T, A>) {
+          switch (r.op) {
+            case op_id::plus: return run(plus<A>{});
+            case op_id::sum_of_squares: return run(sum_of_squares<A>{});
+            case op_id::dot: return run(dot<T, A>{static_cast<const T*>(r.y)});
+            default: break;
+          }
+        }
+        unsupported(r, "a reproducible form of this operator and accumulator");
+      });
+    } else if constexpr (G == group::sums || G == group::products || G == group::dots || G == group::moments) {
       with_accumulator(r, [&](auto a) {
         using A = typename std::decay_t<decltype(a)>::type;
         if constexpr (G == group::moments) {

@@ -43,7 +43,7 @@ void run_group(const queue& q, const detail::request& r) {
       }
     };
     const T* x = static_cast<const T*>(r.x);
-    if constexpr (G == group::dots) {
+    if constexpr (std::is_same<typename detail::element_of<Op, T>::type, detail::pair_of<T>>::value) {  // dot
       run(detail::pair_source<T>{x, static_cast<const T*>(r.y)});
     } else {
       run(detail::array_source<T>{x});
