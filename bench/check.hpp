@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -122,13 +123,31 @@ bool same_value(const T& a, const T& b) {
   }
 }
 
+//! The error bound of a reproducible floating sum (reproducible.hpp) of the terms term(k),
+//! k < length, whose result is got: ulp(got) / 2 + length 2^-78 max |term|, plus the
+//! reference's own error (4 long double epsilons of sum |term|, as sum_error_bound allows).
+template <class R, class Term>
+long double reproducible_bound(R got, std::size_t length, Term term) {
+  long double max_term = 0, abs_sum = 0;
+  for (std::size_t k = 0; k < length; ++k) {
+    const long double t = std::fabs(term(k));
+    max_term = std::max(max_term, t);
+    abs_sum += t;
+  }
+  const R magnitude = std::fabs(got);
+  const long double half_ulp = (static_cast<long double>(std::nextafter(magnitude, std::numeric_limits<R>::infinity())) - magnitude) / 2;
+  return half_ulp + std::ldexp(static_cast<long double>(length) * max_term, -78) +
+         4.0L * std::numeric_limits<long double>::epsilon() * abs_sum;
+}
+
 }  // namespace checking
 
 //! Checks got[0 .. c.results()) (a column's results of Op on T) against the reference over the
-//! host copies of the input (x, y for dot, offsets for segments).
+//! host copies of the input (x, y for dot, offsets for segments). Under det reproducible,
+//! preduce's floating sums, sums of squares and dots must meet the binned sum's own bound.
 template <class Op, class T>
 check_result check_results(const case_spec& c, const result_of<Op, T>* got, const std::vector<T>& x, const std::vector<T>& y,
-                           const std::vector<std::int64_t>& offsets, origin from) {
+                           const std::vector<std::int64_t>& offsets, origin from, determinism det) {
   using namespace checking;
   const auto f = reference_of<Op, T>();
   const auto expected = [&] {
@@ -146,15 +165,17 @@ check_result check_results(const case_spec& c, const result_of<Op, T>* got, cons
     }
     return c.n;
   };
-  auto slice_element = [&](std::size_t i, std::size_t k) -> const T& {
+  auto slice_index = [&](std::size_t i, std::size_t k) -> std::size_t {
     switch (c.layout) {
-      case shape::rows: return x[i * c.cols + k];
-      case shape::columns: return x[k * c.cols + i];
-      case shape::segments: return x[std::size_t(offsets[i]) + k];
+      case shape::rows: return i * c.cols + k;
+      case shape::columns: return k * c.cols + i;
+      case shape::segments: return std::size_t(offsets[i]) + k;
       case shape::whole: break;
     }
-    return x[k];
+    return k;
   };
+  auto slice_element = [&](std::size_t i, std::size_t k) -> const T& { return x[slice_index(i, k)]; };
+  constexpr bool binned_sum = Op::id == op_id::plus || Op::id == op_id::sum_of_squares || Op::id == op_id::dot;
 
   check_result r;
   for (std::size_t i = 0; i < c.results(); ++i) {
@@ -163,7 +184,18 @@ check_result check_results(const case_spec& c, const result_of<Op, T>* got, cons
     const auto& e = expected[i];
     one o{verdict::ok, 0.0};
     if constexpr (std::is_same<std::decay_t<decltype(e)>, reference::estimate>::value) {
-      o = against(static_cast<long double>(g), e);
+      reference::estimate bound = e;
+      if constexpr (binned_sum && reference::is_floating<T>) {
+        if (from == origin::preduce && det == determinism::reproducible) {
+          bound.bound = reproducible_bound(g, slice_length(i), [&](std::size_t k) {
+            const long double v = reference::value(slice_element(i, k));
+            if constexpr (Op::id == op_id::plus) return v;
+            else if constexpr (Op::id == op_id::sum_of_squares) return v * v;
+            else return v * reference::value(y[slice_index(i, k)]);
+          });
+        }
+      }
+      o = against(static_cast<long double>(g), bound);
     } else if constexpr (std::is_same<std::decay_t<decltype(e)>, reference::moments_estimate>::value) {
       const one mean = against(g.mean, e.mean), m2 = against(g.m2, e.m2);
       o = {g.count != e.count ? verdict::fail : std::max(mean.v, m2.v), std::max(mean.rel_error, m2.rel_error)};

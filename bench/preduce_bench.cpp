@@ -73,7 +73,8 @@ const char* usage =
     "                     32, 256, 4096, 262144; segments heavy-tailed)\n"
     "  --algo A           preduce::options::algo: automatic (default), single_pass, two_pass, atomic\n"
     "  --warp W           preduce::options::warp: automatic (default), shuffle, fused_shuffle, hardware\n"
-    "  --det D            preduce::options::det: run_to_run (default), fast\n"
+    "  --det D            preduce::options::det: run_to_run (default), fast, reproducible (floating\n"
+    "                     sums, dots and moments binned; sums and dots checked against its error bound)\n"
     "  --reps N           timed calls per column (default 50, 20 with --quick; fewer for calls\n"
     "                     over 20 ms, at least 10)\n"
     "  --json FILE        also write every figure, the device and the ceiling to FILE\n"
@@ -158,7 +159,8 @@ settings parse(int argc, char** argv) {
       const std::string v = next(i);
       if (v == "run_to_run") s.opt.det = determinism::run_to_run;
       else if (v == "fast") s.opt.det = determinism::fast;
-      else usage_error("--det wants run_to_run or fast");
+      else if (v == "reproducible") s.opt.det = determinism::reproducible;
+      else usage_error("--det wants run_to_run, fast or reproducible");
     } else if (a == "--reps") {
       s.reps = std::atoi(next(i).c_str());
       if (s.reps < 1) usage_error("--reps wants a positive count");
@@ -343,7 +345,7 @@ void run_case(context& ctx, row& r, const case_spec& c, const inputs<T>& in, con
     call(0);
     ctx.q.synchronize();
     copy_to_host(ctx.q, got.get(), out.data(), c.results());
-    r.preduce.check = check_results<Op, T>(c, got.get(), in.x, in.y, offsets, origin::preduce);
+    r.preduce.check = check_results<Op, T>(c, got.get(), in.x, in.y, offsets, origin::preduce, ctx.s.opt.det);
     measure(ctx, r.preduce, r.bytes, call);
   });
 
@@ -356,7 +358,7 @@ void run_case(context& ctx, row& r, const case_spec& c, const inputs<T>& in, con
     auto call = [&](int i) { v.run->enqueue(x_of(i), y_of(i)); };
     call(0);
     v.run->copy_results(got.get());
-    r.vendor.check = check_results<Op, T>(c, got.get(), in.x, in.y, offsets, origin::vendor);
+    r.vendor.check = check_results<Op, T>(c, got.get(), in.x, in.y, offsets, origin::vendor, determinism::run_to_run);
     measure(ctx, r.vendor, r.bytes, call);
   });
 }
@@ -475,8 +477,9 @@ void write_json(const context& ctx, const ceiling_run& ceiling, const std::strin
                      "segment offsets are one copy");
   j.field("checks", "each column's first call is checked against preduce::reference (host): exact for integer, comparison "
                     "and logical results, within the reference's worst-case bound for floating sums and moments (ok* = a "
-                    "bound was infinite, so only NaN could fail); vendor columns may return any index among equal "
-                    "extremes (tie) and are not checked on empty segments");
+                    "bound was infinite, so only NaN could fail; under det reproducible, preduce's floating sums and dots "
+                    "within reproducible.hpp's bound ulp/2 + n 2^-78 max|term|); vendor columns may return any index among "
+                    "equal extremes (tie) and are not checked on empty segments");
   j.key("rows").open('[');
   for (const row& r : ctx.rows) write_row(j, r);
   j.close(']').close('}');

@@ -32,6 +32,7 @@ template <class O> struct output_value<strided_output<O>> { using type = O; };
 
 template <class Op, class T, class Out>
 void run_batched(const queue& q, request& r, const Op&, Out out) {
+  static_assert(!is_partial<Op>::value, "preduce: partial_of is available for whole reductions (reduce, reduce_async, transform_reduce)");
   const auto s = as_strided(out);
   using O = typename output_value<Out>::type;
   static_assert(std::is_same<std::remove_cv_t<O>, result_t<Op, canonical_t<T>>>::value,

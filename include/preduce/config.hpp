@@ -18,3 +18,12 @@
 #else
 #define PREDUCE_INLINE inline __attribute__((always_inline))
 #endif
+
+//! Keeps a rarely taken host+device path (a slow path, a finalization) out of line, so that
+//! kernels inlining their hot loops do not also inline it at every call site (code size and
+//! compile time). nvcc, hipcc and host compilers all honour the GNU attribute.
+#if defined(_MSC_VER)
+#define PREDUCE_NOINLINE __declspec(noinline)
+#else
+#define PREDUCE_NOINLINE __attribute__((noinline))
+#endif

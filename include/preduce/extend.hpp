@@ -147,9 +147,8 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
     const auto red = reducer_of<Op, U>(op);
     if constexpr (!is_builtin_op<Op>::value) refuse_reproducible_custom("transform_reduce", o);
     if constexpr (is_builtin_op<Op>::value && !is_partial<Op>::value) {
-      if (o.det == determinism::reproducible && Op::id == op_id::multiplies && is_floating<canonical_t<U>>)
-        fail(errc::unsupported, "transform_reduce",
-             "determinism::reproducible: multiplies on floating-point values has no reproducible form; use determinism::run_to_run");
+      if (o.det == determinism::reproducible && reproducible_refusal(Op::id, dtype_of<canonical_t<U>>::value))
+        fail(errc::unsupported, "transform_reduce", reproducible_refusal(Op::id, dtype_of<canonical_t<U>>::value));
     }
     validate_custom(q, "transform_reduce", shape::whole, d_in, n, nullptr, 0, 1, 0);
     const Src src{array_source<T>{d_in}, transform};

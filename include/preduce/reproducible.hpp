@@ -31,11 +31,12 @@
 // sums and products, minimum, maximum, minmax, argmin, argmax, logical and bitwise operators.
 // Their results are the same value everywhere; two bit-level cases are not part of the promise:
 // the payload of a NaN that minimum / maximum / minmax return, and the sign of a zero they
-// return when the input holds both +0 and -0. multiplies on floating-point input and custom
+// return when the input holds both +0 and -0. multiplies on floating-point input, moments of
+// integer input (convert it: transform_reduce with moments is reproducible) and custom
 // operators have no reproducible form: they throw errc::unsupported.
 //
-// Splitting the data. `partial_of(op)` makes any reduction return a reproducible_partial: the
-// exact binned state of its piece. Partials merge exactly (associative and commutative to the
+// Splitting the data. `partial_of(op)` makes a whole reduction (reduce, reduce_async,
+// transform_reduce) return a reproducible_partial: the exact binned state of its piece. Partials merge exactly (associative and commutative to the
 // bit), serialise to bytes (a fixed little-endian layout, the same on every platform), and
 // value() gives the result. Merging the partials of pieces gives the same bits as one call on
 // the whole data, however it was cut and wherever each piece ran.
@@ -64,7 +65,7 @@ struct partial {
 };
 
 //! `reduce(q, d_x, n, partial_of(plus{}))` returns a reproducible_partial<float> for float x;
-//! works with every form (reduce_async, rows, columns, segments, transform_reduce).
+//! reduce_async writes one to device memory, transform_reduce returns one.
 template <class Op>
 partial<Op> partial_of(Op op) {
   return {op};

@@ -214,7 +214,7 @@ PREDUCE_HD PREDUCE_INLINE R from_bits(typename format<R>::bits_type b) {
 //! Also returns, in *rounded_units, the rounded magnitude in units of 2^e when it is finite and
 //! not below 2^e's own scale (so that m minus it is the rounding error), else leaves it alone.
 template <class R, int Limbs>
-PREDUCE_HD R round_scaled(const wide_int<Limbs>& m, int e, wide_int<Limbs>* rounded_units = nullptr) {
+PREDUCE_HD PREDUCE_NOINLINE R round_scaled(const wide_int<Limbs>& m, int e, wide_int<Limbs>* rounded_units = nullptr) {
   using F = format<R>;
   using B = typename F::bits_type;
   const bool neg = m.negative();
@@ -251,7 +251,7 @@ PREDUCE_HD R round_scaled(const wide_int<Limbs>& m, int e, wide_int<Limbs>* roun
 }
 
 //! The bins as one integer in units of the lowest bin (|value| < 2^185) and that unit's exponent.
-PREDUCE_HD inline wide_int<4> combined(const digits& d, int* unit_exponent) {
+PREDUCE_HD PREDUCE_NOINLINE inline wide_int<4> combined(const digits& d, int* unit_exponent) {
   wide_int<4> total = wide_int<4>::from(0);
   for (int k = 0; k < folds; ++k) total = total + d.bin[k].widen<4>().shifted_left(bin_bits * (folds - 1 - k));
   *unit_exponent = bin_bits * (d.level - (folds - 1));
@@ -282,7 +282,7 @@ PREDUCE_HD R round_to(const digits& d) {
 //! The binned sum's exact value as an unevaluated pair hi + lo of doubles: hi rounded to
 //! nearest, lo the rest rounded to nearest (so |error| <= 2^-106 |value|, barring underflow).
 //! Requires: no specials.
-PREDUCE_HD inline void round_to_pair(const digits& d, double* hi, double* lo) {
+PREDUCE_HD PREDUCE_NOINLINE inline void round_to_pair(const digits& d, double* hi, double* lo) {
   int e;
   const wide_int<4> total = combined(d, &e);
   wide_int<4> kept = total;
@@ -297,7 +297,7 @@ PREDUCE_HD inline void round_to_pair(const digits& d, double* hi, double* lo) {
 //! range give M2 = +inf.
 //! Only explicit fmas and single roundings: the same bits on every compiler and device.
 template <class A>
-PREDUCE_HD moments_result<A> moments_value(std::uint64_t n, const digits& sum, const digits& squares) {
+PREDUCE_HD PREDUCE_NOINLINE moments_result<A> moments_value(std::uint64_t n, const digits& sum, const digits& squares) {
   if (n == 0) return {0, A(0), A(0)};
   if (sum.specials) return {n, round_to<A>(sum), special_value<A>(saw_nan)};
   double s1, s1_lo, s2, s2_lo;

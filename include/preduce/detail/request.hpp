@@ -60,12 +60,23 @@ void dispatch_to_host(const queue& q, const request& r, void* host_out);
 //! True for f16, bf16, f32 and f64.
 constexpr bool is_floating_dtype(dtype t) { return t == dtype::f16 || t == dtype::bf16 || t == dtype::f32 || t == dtype::f64; }
 
-//! True when r runs on the binned (reproducible) reducers: partial_of, or under
-//! determinism::reproducible a floating-point sum, sum of squares or dot, or moments of any
-//! input. Every other request is exact already and runs its ordinary kernels.
+//! True when r runs on the binned (reproducible) reducers: partial_of, or a floating-point
+//! sum, sum of squares, dot or moments under determinism::reproducible. Every other request is
+//! exact already and runs its ordinary kernels, or is refused (reproducible_refusal).
 constexpr bool runs_binned(const request& r) {
-  const bool sum_like = r.op == op_id::plus || r.op == op_id::sum_of_squares || r.op == op_id::dot;
-  return r.partial || (r.opt.det == determinism::reproducible && (r.op == op_id::moments || (sum_like && is_floating_dtype(r.in))));
+  const bool sum_like = r.op == op_id::plus || r.op == op_id::sum_of_squares || r.op == op_id::dot || r.op == op_id::moments;
+  return r.partial || (r.opt.det == determinism::reproducible && sum_like && is_floating_dtype(r.in));
+}
+
+//! Why determinism::reproducible refuses operator `op` on input `in`, or null when it does not.
+constexpr const char* reproducible_refusal(op_id op, dtype in) {
+  if (op == op_id::multiplies && is_floating_dtype(in))
+    return "determinism::reproducible: multiplies on floating-point input has no reproducible form (each product rounds, so "
+           "the result depends on the order); use determinism::run_to_run";
+  if (op == op_id::moments && !is_floating_dtype(in))
+    return "determinism::reproducible: moments of integer input has no reproducible form in the compiled library; convert "
+           "to double first (transform_reduce with a conversion and moments is reproducible)";
+  return nullptr;
 }
 
 [[noreturn]] inline void fail(errc c, const char* function, const std::string& what) {
@@ -92,10 +103,8 @@ inline void validate(const queue& q, const request& r) {
     fail(errc::size_overflow, r.function, "output extent overflows std::size_t");
   out_bytes = r.results ? (out_bytes + 1) * r.result_bytes : 0;
 
-  if (r.opt.det == determinism::reproducible && r.op == op_id::multiplies && r.in != dtype::none && is_floating_dtype(r.in))
-    fail(errc::unsupported, r.function,
-         "determinism::reproducible: multiplies on floating-point input has no reproducible form (each product rounds, "
-         "so the result depends on the order); use determinism::run_to_run");
+  if (r.opt.det == determinism::reproducible && r.in != dtype::none && reproducible_refusal(r.op, r.in))
+    fail(errc::unsupported, r.function, reproducible_refusal(r.op, r.in));
   if (r.n > 0 && r.x == nullptr) fail(errc::null_pointer, r.function, "input pointer is null but the input has elements");
   if (r.op == op_id::dot && r.n > 0 && r.y == nullptr) fail(errc::null_pointer, r.function, "dot's second input (y) is null");
   if (r.results > 0 && r.out == nullptr) fail(errc::null_pointer, r.function, "output pointer is null");
@@ -143,8 +152,7 @@ constexpr void check_supported() {
                   "preduce: moments accumulates in float or double (double inputs: double)");
     static_assert(!is_dot_of_other_type<base_op_t<Op>, C>::value, "preduce: dot's second input must have the same element type as the first");
     if constexpr (is_partial<Op>::value) {
-      static_assert(is_floating<C> || Op::id == op_id::moments,
-                    "preduce: partial_of of plus, sum_of_squares or dot needs floating-point input (float, double, half, bfloat16)");
+      static_assert(is_floating<C>, "preduce: partial_of needs floating-point input (float, double, half, bfloat16)");
       static_assert(Op::id == op_id::plus || Op::id == op_id::sum_of_squares || Op::id == op_id::dot || Op::id == op_id::moments,
                     "preduce: partial_of takes plus, sum_of_squares, dot or moments");
     }

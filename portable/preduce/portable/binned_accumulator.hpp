@@ -168,7 +168,7 @@ PREDUCE_HD PREDUCE_INLINE accumulator<Layout> raw_terms(double t0, double t1, st
   return a;
 }
 
-//! Deposits a term that fits the level (already scaled for scaled layouts).
+//! Deposits a term that fits the level (already scaled for scaled layouts). Does not count it.
 template <class Layout>
 PREDUCE_HD PREDUCE_INLINE void deposit(accumulator<Layout>& a, double r) {
   for (int k = 0; k < folds - 1; ++k) {
@@ -180,10 +180,14 @@ PREDUCE_HD PREDUCE_INLINE void deposit(accumulator<Layout>& a, double r) {
   a.bin[folds - 1] += lowest_bit_set(r);
 }
 
+// The rarely taken paths below are out of line (PREDUCE_NOINLINE) and take and return
+// accumulators by value: an accumulator whose address reached a call would have to live in
+// local memory in every kernel's hot loop, not in registers.
+
 //! Moves the multiples of 2^50 units out of every bin into its carry (exact), so that
-//! |bin - anchor| <= 2^49 units again. Resets the deposit count.
+//! |bin - anchor| <= 2^49 units again, and resets the deposit count.
 template <class Layout>
-PREDUCE_HD inline void renormalize(accumulator<Layout>& a) {
+PREDUCE_HD PREDUCE_INLINE void renormalize(accumulator<Layout>& a) {
   for (int k = 0; k < folds; ++k) {
     const int u = stored_unit_exponent<Layout>(a.level, k);
     const double drift = a.bin[k] - 3.0 * pow2(51 + u);
@@ -195,6 +199,14 @@ PREDUCE_HD inline void renormalize(accumulator<Layout>& a) {
     a.carry[k] += moved;
   }
   a.deposits = 0;
+}
+
+//! Counts `terms` deposits, renormalizing when the interval is reached (inline: a call in the
+//! hot loop would make ptxas save registers around it).
+template <class Layout>
+PREDUCE_HD PREDUCE_INLINE void count_deposits(accumulator<Layout>& a, std::uint32_t terms) {
+  a.deposits += terms;
+  if (a.deposits >= renorm_interval) renormalize(a);
 }
 
 //! Raises a's level to `level` (> a.level): bins move down by the difference, those that fall
@@ -216,47 +228,46 @@ PREDUCE_HD inline void raise_level(accumulator<Layout>& a, int level) {
   a.gate = gate_of<Layout>(level);
 }
 
-//! Adds one unscaled term of any value: NaN and infinities are recorded, a term too large for
-//! the level raises it first.
+//! a plus one unscaled term of any value (the slow path): NaN and infinities are recorded, a
+//! term too large for the level raises it first.
 template <class Layout>
-PREDUCE_HD inline void add_term(accumulator<Layout>& a, double t) {
+PREDUCE_HD PREDUCE_NOINLINE accumulator<Layout> with_term(accumulator<Layout> a, double t) {
   if (!(std::fabs(t) <= 1.79769313486231570815e308)) {  // NaN or an infinity
     a.specials |= t != t ? saw_nan : (t > 0 ? saw_pos_inf : saw_neg_inf);
-    return;
+    return a;
   }
   const int needed = level_of(t);
   if (needed > a.level) raise_level(a, needed);
   if constexpr (Layout::scaled) deposit(a, product(t, a.gate));
   else deposit(a, t);
-  if (++a.deposits >= renorm_interval) renormalize(a);
+  count_deposits(a, 1);
+  return a;
 }
 
-//! Adds the one or two terms a lifted (raw) element holds (constant indices: registers on GPUs).
+//! The accumulator a lifted (raw) element's terms make.
 template <class Layout>
-PREDUCE_HD PREDUCE_INLINE void add_raw_terms(accumulator<Layout>& a, const accumulator<Layout>& raw) {
-  add_term(a, raw.bin[0]);
-  if (raw.deposits > 1) add_term(a, raw.bin[1]);
-}
-
-//! a itself, or the accumulator a lifted element's terms make.
-template <class Layout>
-PREDUCE_HD inline accumulator<Layout> materialized(const accumulator<Layout>& a) {
-  if (a.level != raw_level) return a;
-  accumulator<Layout> m = empty_at<Layout>(level_min);
-  add_raw_terms(m, a);
+PREDUCE_HD PREDUCE_NOINLINE accumulator<Layout> materialized(accumulator<Layout> raw) {
+  accumulator<Layout> m = with_term(empty_at<Layout>(level_min), raw.bin[0]);
+  if (raw.deposits > 1) m = with_term(m, raw.bin[1]);
   return m;
 }
 
-//! Merges two accumulators. Either may be a lifted element (raw): its terms are deposited.
+//! The merge of two accumulators (either may be raw): levels aligned, both renormalized, bins
+//! and carries added.
 template <class Layout>
-PREDUCE_HD inline accumulator<Layout> merge(accumulator<Layout> a, accumulator<Layout> b) {
-  if (b.level == raw_level) {
-    a = materialized(a);
-    add_raw_terms(a, b);
+PREDUCE_HD PREDUCE_NOINLINE accumulator<Layout> merged(accumulator<Layout> a, accumulator<Layout> b) {
+  if (b.level == raw_level && a.level != raw_level) {  // an element into an accumulator: a deposit
+    a = with_term(a, b.bin[0]);
+    if (b.deposits > 1) a = with_term(a, b.bin[1]);
     return a;
   }
-  if (a.level == raw_level) return merge(b, a);
-  if (a.level < b.level) raise_level(a, b.level);
+  if (a.level == raw_level) a = materialized(a);
+  if (b.level == raw_level) b = materialized(b);
+  if (a.level < b.level) {
+    const accumulator<Layout> higher = b;
+    b = a;
+    a = higher;
+  }
   if (b.level < a.level) raise_level(b, a.level);
   renormalize(a);
   renormalize(b);
@@ -271,8 +282,8 @@ PREDUCE_HD inline accumulator<Layout> merge(accumulator<Layout> a, accumulator<L
 
 //! The exact content (detail::binned::digits) of an accumulator.
 template <class Layout>
-PREDUCE_HD inline digits to_digits(const accumulator<Layout>& raw) {
-  const accumulator<Layout> a = materialized(raw);
+PREDUCE_HD PREDUCE_NOINLINE digits to_digits(accumulator<Layout> a) {
+  if (a.level == raw_level) a = materialized(a);
   digits d;
   d.level = a.level;
   d.specials = a.specials;

@@ -35,10 +35,8 @@ namespace binned {
 //   make(element, t0, t1): the terms; t1 only when count == 2 (and ignored unless t0 is finite).
 // absolute_float kinds also have narrow(element) -> float, compared before widening.
 
-//! Elements that become double terms: double, and integers (moments' only: converted to
-//! double, which rounds beyond 2^53 the same way everywhere). The others are float-family.
 template <class T>
-inline constexpr bool is_double = !std::is_same<T, float>::value && !detail::is_narrow_float<T>;
+inline constexpr bool is_double = std::is_same<T, double>::value;
 
 //! The element itself: float-family elements widen exactly; doubles are scaled.
 template <class T>
@@ -48,7 +46,7 @@ struct element_terms {
   static constexpr int count = 1;
   PREDUCE_HD PREDUCE_INLINE static float narrow(const T& x) { return detail::convert<float>(x); }
   PREDUCE_HD PREDUCE_INLINE static void make(const T& x, double& t0, double&) {
-    if constexpr (is_double<T>) t0 = double(x);
+    if constexpr (is_double<T>) t0 = x;
     else t0 = double(narrow(x));
   }
 };
@@ -58,8 +56,8 @@ struct element_terms {
 template <class T>
 PREDUCE_HD PREDUCE_INLINE void exact_product(const T& a, const T& b, double& t0, double& t1) {
   if constexpr (is_double<T>) {
-    t0 = detail::binned::product(double(a), double(b));
-    t1 = detail::binned::fused_multiply_add(double(a), double(b), -t0);
+    t0 = detail::binned::product(a, b);
+    t1 = detail::binned::fused_multiply_add(a, b, -t0);
   } else {
     t0 = detail::binned::product(double(detail::convert<float>(a)), double(detail::convert<float>(b)));
   }
@@ -93,44 +91,49 @@ PREDUCE_HD PREDUCE_INLINE accumulator<typename Terms::layout> lift_terms(const t
 }
 
 //! Folds W elements into a: when every term fits the level (one comparison each), W plain
-//! deposits and one renormalization check; otherwise term by term through add_term, which
-//! raises the level or records a special value. This is the path nearly every element takes.
+//! deposits and one renormalization check; otherwise term by term through with_term (out of
+//! line), which raises the level or records a special value. The first is the path nearly
+//! every element takes.
 template <class Terms, int W>
 PREDUCE_HD PREDUCE_INLINE accumulator<typename Terms::layout> fold_terms(accumulator<typename Terms::layout> a,
                                                                         const typename Terms::element (&x)[W]) {
   using L = typename Terms::layout;
-  a = materialized(a);
-  double t0[W], t1[W], deposited[W];
+  if (a.level == raw_level) a = materialized(a);
+  // The terms as deposited (scaled for scaled layouts); the slow path recomputes them from x,
+  // so that only these stay live across the branch.
+  double placed[W], placed_second[W];
   bool fit = true;
   for (int k = 0; k < W; ++k) {
     if constexpr (std::is_same<L, absolute_float>::value) {
       const float f = Terms::narrow(x[k]);  // compared in float: no double comparison needed
       fit = fit & (std::fabs(f) <= a.gate);
-      t0[k] = double(f);
-      deposited[k] = t0[k];
+      placed[k] = double(f);
     } else {
-      Terms::make(x[k], t0[k], t1[k]);
+      double t0, t1 = 0.0;
+      Terms::make(x[k], t0, t1);
       if constexpr (L::scaled) {
-        deposited[k] = detail::binned::product(t0[k], a.gate);
-        fit = fit & (std::fabs(deposited[k]) <= scaled_fit);
+        placed[k] = detail::binned::product(t0, a.gate);
+        placed_second[k] = detail::binned::product(t1, a.gate);  // |t1| <= ulp(t0) / 2: fits when t0 does
+        fit = fit & (std::fabs(placed[k]) <= scaled_fit);
       } else {
-        deposited[k] = t0[k];
-        fit = fit & (std::fabs(t0[k]) <= a.gate);
+        placed[k] = t0;
+        fit = fit & (std::fabs(t0) <= a.gate);
       }
     }
   }
   if (fit) {
     for (int k = 0; k < W; ++k) {
-      deposit(a, deposited[k]);
-      if constexpr (Terms::count == 2) deposit(a, detail::binned::product(t1[k], a.gate));  // |t1| <= ulp(t0) / 2: fits
+      deposit(a, placed[k]);
+      if constexpr (Terms::count == 2) deposit(a, placed_second[k]);
     }
-    a.deposits += std::uint32_t(W * Terms::count);
-    if (a.deposits >= renorm_interval) renormalize(a);
+    count_deposits(a, std::uint32_t(W * Terms::count));
   } else {
     for (int k = 0; k < W; ++k) {
-      add_term(a, t0[k]);
+      double t0, t1 = 0.0;
+      Terms::make(x[k], t0, t1);
+      a = with_term(a, t0);
       if constexpr (Terms::count == 2)
-        if (std::fabs(t0[k]) <= 1.79769313486231570815e308) add_term(a, t1[k]);
+        if (std::fabs(t0) <= 1.79769313486231570815e308) a = with_term(a, t1);
     }
   }
   return a;
@@ -148,9 +151,10 @@ struct sum_reducer {
   using acc_type = accumulator<typename Terms::layout>;
   using result_type = Result;
   static constexpr detail::fused_op fused = detail::fused_op::none;
+  static constexpr bool binned = true;  //!< backends may give binned reducers kernels of their own
   PREDUCE_HD static acc_type identity() { return empty_at<typename Terms::layout>(level_min); }
   PREDUCE_HD static acc_type lift(const element& x, std::uint64_t) { return lift_terms<Terms>(x); }
-  PREDUCE_HD static acc_type combine(const acc_type& a, const acc_type& b) { return merge(a, b); }
+  PREDUCE_HD static acc_type combine(const acc_type& a, const acc_type& b) { return merged(a, b); }
   PREDUCE_HD static result_type finalize(const acc_type& a) {
     if constexpr (std::is_floating_point<Result>::value) return round_to<Result>(to_digits(a));
     else return Result(to_digits(a));
@@ -177,12 +181,13 @@ struct moments_reducer {
   using acc_type = moments_accumulator<T>;
   using result_type = std::conditional_t<Partial, reproducible_partial<moments_result<A>>, moments_result<A>>;
   static constexpr detail::fused_op fused = detail::fused_op::none;
+  static constexpr bool binned = true;
   PREDUCE_HD static acc_type identity() {
     return {0, empty_at<typename element_terms<T>::layout>(level_min), empty_at<typename square_terms<T>::layout>(level_min)};
   }
   PREDUCE_HD static acc_type lift(const T& x, std::uint64_t) { return {1, lift_terms<element_terms<T>>(x), lift_terms<square_terms<T>>(x)}; }
   PREDUCE_HD static acc_type combine(const acc_type& a, const acc_type& b) {
-    return {a.count + b.count, merge(a.sum, b.sum), merge(a.squares, b.squares)};
+    return {a.count + b.count, merged(a.sum, b.sum), merged(a.squares, b.squares)};
   }
   PREDUCE_HD static result_type finalize(const acc_type& a) {
     const reproducible_partial<moments_result<A>> partial(a.count, to_digits(a.sum), to_digits(a.squares));

@@ -85,25 +85,27 @@ void visit_group(const detail::request& r, F&& f) {
   with_input_type(r, [&](auto t) {
     using T = typename std::decay_t<decltype(t)>::type;
     if constexpr (G == group::reproducible) {
-      with_accumulator(r, [&](auto a) {
-        using A = typename std::decay_t<decltype(a)>::type;
-        auto run = [&](auto op) {
-          if (r.partial) return f(partial<decltype(op)>{op}, t);
-          return f(reproducible_value<decltype(op)>{op}, t);
-        };
-        if constexpr (detail::is_moments_accumulator<T, A>) {
-          if (r.op == op_id::moments) return run(moments<A>{});
-        }
-        if constexpr (detail::is_floating<T> && detail::is_sum_accumulator<T, A>) {
-          switch (r.op) {
-            case op_id::plus: return run(plus<A>{});
-            case op_id::sum_of_squares: return run(sum_of_squares<A>{});
-            case op_id::dot: return run(dot<T, A>{static_cast<const T*>(r.y)});
-            default: break;
+      if constexpr (detail::is_floating<T>) {
+        with_accumulator(r, [&](auto a) {
+          using A = typename std::decay_t<decltype(a)>::type;
+          auto run = [&](auto op) {
+            if (r.partial) return f(partial<decltype(op)>{op}, t);
+            return f(reproducible_value<decltype(op)>{op}, t);
+          };
+          if constexpr (detail::is_sum_accumulator<T, A>) {  // the same pairs as is_moments_accumulator
+            switch (r.op) {
+              case op_id::plus: return run(plus<A>{});
+              case op_id::sum_of_squares: return run(sum_of_squares<A>{});
+              case op_id::dot: return run(dot<T, A>{static_cast<const T*>(r.y)});
+              case op_id::moments: return run(moments<A>{});
+              default: break;
+            }
           }
-        }
-        unsupported(r, "a reproducible form of this operator and accumulator");
-      });
+          unsupported(r, "a reproducible form of this operator and accumulator");
+        });
+      } else {
+        unsupported(r, "a reproducible form of this operator");
+      }
     } else if constexpr (G == group::sums || G == group::products || G == group::dots || G == group::moments) {
       with_accumulator(r, [&](auto a) {
         using A = typename std::decay_t<decltype(a)>::type;

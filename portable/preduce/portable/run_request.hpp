@@ -29,17 +29,21 @@ void run_group(const queue& q, const detail::request& r) {
     using Out = typename Red::result_type;
     Out* out = static_cast<Out*>(r.out);
     auto run = [&](const auto& src) {
-      switch (r.layout) {
-        case detail::shape::whole: return Engine::whole(q, Red{}, src, r.n, out, r.opt);
-        case detail::shape::rows: return Engine::rows(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
-        case detail::shape::columns: return Engine::columns(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
-        case detail::shape::segments:
-          switch (r.offset_type) {
-            case detail::dtype::i32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-            case detail::dtype::i64: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-            case detail::dtype::u32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-            default: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-          }
+      if constexpr (detail::is_partial<Op>::value) {  // partial_of: whole reductions only (batched.hpp)
+        return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+      } else {
+        switch (r.layout) {
+          case detail::shape::whole: return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+          case detail::shape::rows: return Engine::rows(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
+          case detail::shape::columns: return Engine::columns(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
+          case detail::shape::segments:
+            switch (r.offset_type) {
+              case detail::dtype::i32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+              case detail::dtype::i64: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+              case detail::dtype::u32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+              default: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+            }
+        }
       }
     };
     const T* x = static_cast<const T*>(r.x);

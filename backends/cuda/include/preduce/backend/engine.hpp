@@ -10,6 +10,7 @@
 #include <preduce/execution.hpp>
 
 #include "device_batched.cuh"
+#include "device_binned.cuh"
 #include "device_reduce.cuh"
 
 namespace preduce {
@@ -23,7 +24,8 @@ struct engine {
                     typename Reducer::result_type* d_out, options o) {
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    reduce_whole(s, red, src, n, d_out, o);
+    if constexpr (is_binned_reducer<Reducer>::value) reduce_whole_binned(s, red, src, n, d_out, o);
+    else reduce_whole(s, red, src, n, d_out, o);
   }
 
   template <class Reducer, class Source>

@@ -28,7 +28,8 @@ struct control_block {
   device_status status;
   unsigned int blocks_done;                   //!< last-block-done counter of the single-pass kernels
   alignas(16) unsigned char atomic_slot[16];  //!< the atomic kernels' accumulator (identity: zero bits)
-  alignas(16) unsigned char result[64];       //!< the sync forms' result slot (largest result: 24 bytes)
+  //! The sync forms' result slot (largest result: reproducible_partial<moments_result<A>>, 120 bytes).
+  alignas(16) unsigned char result[128];
 };
 
 }  // namespace backend
@@ -45,7 +46,7 @@ struct queue_state {
   int cc_major = 0;  //!< compute capability, for the tuning table
 
   backend::control_block* control = nullptr;  //!< device memory
-  void* pinned_result = nullptr;              //!< 64 bytes of pinned host memory for results
+  void* pinned_result = nullptr;              //!< pinned host memory for results, as large as the slot
   bool may_have_device_status = false;        //!< a kernel that can raise a status was queued
 
   void* workspace = nullptr;  //!< grown on demand, stream-ordered

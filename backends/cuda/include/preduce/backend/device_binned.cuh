@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: the whole-array kernel of the binned (determinism::reproducible and partial_of)
+// reducers. They run through the same thread fold (thread_load.cuh: 16-byte vector loads, the
+// reducers' chunk fold) and block reduction as every other reducer; what differs is the
+// register budget. A binned accumulator is 64-72 bytes, and the generic single-pass kernel's
+// last block holds four partials per thread at once, which makes ptxas give every thread of
+// the kernel 126 (f32) to 165 (f64) registers: one or two 256-thread blocks per SM, too few
+// loads in flight to stream at the bandwidth ceiling. This kernel merges partials one at a
+// time and caps registers through its launch bounds. Merge order does not matter here (binned
+// merges are exact), only the finalized bits, which are the same for every grid.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "block_reduce.cuh"
+#include "cuda_runtime_check.hpp"
+#include "device_reduce.cuh"
+#include "queue_state.hpp"
+#include "thread_load.cuh"
+#include "tuning.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Resident 256-thread blocks per SM the binned kernel is built for, by accumulator size. Launch
+//! bounds then cap registers at 65536 / (blocks * 256). First choices, reasoned from ptxas -v
+//! (CUDA 13, sm_90), not yet timed:
+//!   one binned sum (64-72 bytes): 3 blocks, 80 registers: plus f32 and f64 fit without
+//!     spilling in the fold loop (f64 needs ~80 with 4 vectors in flight, 46 with one), and
+//!     768 threads x 64 bytes in flight keep 48 KiB per SM in flight (6.3 MB on an H200's 132
+//!     SMs: 4.4 TB/s at up to 1.4 us of latency).
+//!   moments (two sums, ~150 bytes): 2 blocks, 128 registers (at 80 it spills ~8 KB).
+//! To be confirmed with `preduce-bench --det reproducible` against run_to_run.
+template <class Acc>
+constexpr int binned_blocks_per_sm() {
+  return sizeof(Acc) <= 80 ? 3 : 2;
+}
+
+//! True for the binned reducers (portable/binned_reducers.hpp), which mark themselves.
+template <class Reducer, class = void>
+struct is_binned_reducer : std::false_type {};
+template <class Reducer>
+struct is_binned_reducer<Reducer, std::void_t<decltype(Reducer::binned)>> : std::bool_constant<Reducer::binned> {};
+
+//! The whole-array kernel for binned reducers.
+//! Requires: blockDim.x == BlockThreads; head == vector_head(src, n); *blocks_done == 0 on
+//! entry (0 again on exit) unless Partials.
+//! Writes: with one block, finalize(result) to *out. Otherwise block b's partial to
+//! partials[b]; unless Partials (two_pass: reduce_partials_kernel finishes), the last block to
+//! finish (an acq_rel counter) merges the partials one per thread at a time and writes
+//! finalize(total) to *out.
+template <bool Partials, int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Reducer::acc_type>())
+    reduce_binned_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
+                         unsigned* blocks_done, typename Reducer::result_type* out) {
+  using Acc = typename Reducer::acc_type;
+  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
+  __shared__ bool is_last;
+  Acc a = fold_share<vectors_in_flight>(red, src, n, head, std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x,
+                                        std::uint64_t(gridDim.x) * BlockThreads, red.identity());
+  a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *out = red.finalize(a);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = a;
+    if constexpr (!Partials) {
+      // acq_rel: releases this block's partial with the count; the last block acquires all.
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);
+      is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+  }
+  if constexpr (!Partials) {
+    __syncthreads();
+    if (!is_last) return;
+    __syncthreads();  // warp 0 may still read smem from the block reduction above
+    a = red.identity();
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) a = red.combine(a, load_coherent(partials + i));
+    a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
+    if (threadIdx.x == 0) {
+      *out = red.finalize(a);
+      *blocks_done = 0;
+    }
+  }
+}
+
+//! Enqueues the binned reduction of src[0..n) on s's stream; writes finalize(result) to d_out.
+//! algorithm::two_pass stores partials and finishes in reduce_partials_kernel; every other
+//! choice is the single-pass kernel (a binned sum has no atomic form).
+template <class Reducer, class Source>
+void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
+                         typename Reducer::result_type* d_out, options o) {
+  using Acc = typename Reducer::acc_type;
+  using L = chunk_loader<Source>;
+  bool vectorized = false;
+  if constexpr (L::vectorized) vectorized = L::usable(src);
+  std::uint64_t head = 0, per_block = std::uint64_t(block_threads) * vectors_in_flight;
+  if constexpr (L::vectorized) {
+    if (vectorized) {
+      head = vector_head(src, n);
+      per_block *= L::width;
+    }
+  }
+  const std::uint64_t needed = (n + per_block - 1) / per_block;
+  const std::uint64_t resident = std::uint64_t(s.sm_count) * binned_blocks_per_sm<Acc>();
+  const unsigned grid = unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
+  const bool two_pass = o.algo == algorithm::two_pass;
+  Acc* partials = grid > 1 ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc))) : nullptr;
+  auto run = [&](const auto& source) {
+    if (two_pass) {
+      reduce_binned_kernel<true, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials,
+                                                                                     &s.control->blocks_done, d_out);
+    } else {
+      reduce_binned_kernel<false, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials,
+                                                                                      &s.control->blocks_done, d_out);
+    }
+  };
+  if constexpr (L::vectorized && !L::always_usable) {
+    if (!vectorized) run(scalar_view<Source>{src});
+    else run(src);
+  } else {
+    run(src);
+  }
+  check_cuda(cudaGetLastError(), "reduce: launching the binned reduction kernel");
+  if (two_pass && grid > 1) {
+    reduce_partials_kernel<block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, warp_algorithm::shuffle);
+    check_cuda(cudaGetLastError(), "reduce: launching the second pass");
+  }
+}
+
+}  // namespace backend
+}  // namespace preduce
