@@ -36,6 +36,7 @@ queue_state::~queue_state() {
   (void)cudaSetDevice(device);
   (void)cudaStreamSynchronize(stream);
   if (workspace) (void)cudaFree(workspace);
+  if (counters) (void)cudaFree(counters);
   (void)cudaFree(control);
   (void)cudaFreeHost(pinned_result);
   if (owns_stream) (void)cudaStreamDestroy(stream);
@@ -43,17 +44,33 @@ queue_state::~queue_state() {
   (void)cudaGetLastError();
 }
 
+namespace {
+//! Makes block (of `bytes`) at least `wanted` bytes, doubling from `first`: frees the old block
+//! and allocates the new one in stream order, so work already queued keeps using the old block
+//! until it is freed in order. Returns whether a new block was allocated.
+bool grow_stream_ordered(void*& block, std::size_t& bytes, std::size_t wanted, std::size_t first, cudaStream_t stream,
+                         const char* what) {
+  if (wanted <= bytes) return false;
+  std::size_t grown = bytes ? bytes : first;
+  while (grown < wanted) grown *= 2;
+  if (block) backend::check_cuda(cudaFreeAsync(block, stream), what);
+  block = nullptr;
+  bytes = 0;
+  backend::check_cuda(cudaMallocAsync(&block, grown, stream), what);
+  bytes = grown;
+  return true;
+}
+}  // namespace
+
 void* queue_state::scratch(std::size_t bytes) {
-  if (bytes <= workspace_bytes) return workspace;
-  // Stream-ordered: work already queued keeps using the old block until it is freed in order.
-  std::size_t grown = workspace_bytes ? workspace_bytes : 4096;
-  while (grown < bytes) grown *= 2;
-  if (workspace) backend::check_cuda(cudaFreeAsync(workspace, stream), "queue: releasing scratch");
-  workspace = nullptr;
-  workspace_bytes = 0;
-  backend::check_cuda(cudaMallocAsync(&workspace, grown, stream), "queue: allocating scratch");
-  workspace_bytes = grown;
+  grow_stream_ordered(workspace, workspace_bytes, bytes, 4096, stream, "queue: allocating scratch");
   return workspace;
+}
+
+unsigned* queue_state::zeroed_counters(std::size_t count) {
+  if (grow_stream_ordered(counters, counter_bytes, count * sizeof(unsigned), 4096, stream, "queue: allocating counters"))
+    backend::check_cuda(cudaMemsetAsync(counters, 0, counter_bytes, stream), "queue: clearing counters");
+  return static_cast<unsigned*>(counters);
 }
 
 void queue_state::synchronize_and_check() {

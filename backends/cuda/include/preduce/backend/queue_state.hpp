@@ -51,6 +51,9 @@ struct queue_state {
   void* workspace = nullptr;  //!< grown on demand, stream-ordered
   std::size_t workspace_bytes = 0;
 
+  void* counters = nullptr;  //!< unsigned counters, zero between kernels (see zeroed_counters)
+  std::size_t counter_bytes = 0;
+
   queue_state(int device, cudaStream_t stream, bool owns_stream);
   ~queue_state();
   queue_state(const queue_state&) = delete;
@@ -58,6 +61,11 @@ struct queue_state {
 
   //! At least `bytes` of device scratch, valid for work enqueued on this queue afterwards.
   void* scratch(std::size_t bytes);
+  //! At least `count` device counters, zero for work enqueued on this queue afterwards, for
+  //! kernels that find the last of several blocks (or warps) per result and leave them zero
+  //! again, so no call needs a memset (and a captured graph replays). Grows like scratch; only
+  //! newly allocated counters are cleared, once.
+  unsigned* zeroed_counters(std::size_t count);
   //! Waits for the stream and throws for a device fault or a raised device status.
   void synchronize_and_check();
 };
