@@ -21,6 +21,9 @@ if [ "${BACKEND:-}" != cuda ] && [ "${BACKEND:-}" != hip ] && [ -z "${Kokkos_ROO
    ! ls /usr/include/trilinos/Kokkos_Core.hpp >/dev/null 2>&1; then
   need_packages+=(libtrilinos-kokkos-dev)
 fi
+if [ "${BACKEND:-}" = hip ] && ! command -v hipcc >/dev/null && [ ! -x /opt/rocm/bin/hipcc ]; then
+  need_packages+=(hipcc libamdhip64-dev rocm-device-libs librocprim-dev)  # Debian's HIP 5.2 and rocPRIM
+fi
 if [ ${#need_packages[@]} -gt 0 ]; then
   echo "preduce: installing ${need_packages[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
