@@ -5,6 +5,7 @@
 #   scripts/preduce.sh test  [ctest args]           build the library and the suite, run the suite
 # BACKEND=cuda|hip|kokkos overrides the default (cuda where nvcc and an NVIDIA GPU are present,
 # else kokkos). BUILD_DIR overrides build/<backend>. JOBS overrides the parallel build width.
+# PREDUCE_HIP_ARCHS (hip) names the AMD targets, e.g. gfx942 (default gfx90a;gfx940;gfx1030).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,7 @@ jobs=${JOBS:-$(nproc)}
 
 configure=(cmake -S . -B "$build" -DBACKEND="$BACKEND" -DCMAKE_BUILD_TYPE=Release)
 [ -n "${Kokkos_ROOT:-}" ] && configure+=(-DKokkos_ROOT="$Kokkos_ROOT")
+[ -n "${PREDUCE_HIP_ARCHS:-}" ] && configure+=(-DPREDUCE_HIP_ARCHS="$PREDUCE_HIP_ARCHS")
 "${configure[@]}"
 
 if [ "$what" = bench ]; then
