@@ -52,10 +52,6 @@ inline int source_lane(const wave_step& s, int lane, int wave) {
       if (s.ctrl == dpp_row_bcast_31) return wave == 64 && row >= 2 ? 31 : -1;
       return -1;  // a code the model does not know: never a valid source
     case lane_exchange::permlane_x16: return lane ^ 16;
-    case lane_exchange::shuffle_xor: {
-      const int j = lane ^ int(s.ctrl);
-      return j < wave ? j : -1;
-    }
     case lane_exchange::shuffle_down: {
       const int j = lane + int(s.ctrl);
       return j < wave ? j : lane;
@@ -113,8 +109,6 @@ void apply(const wave_step& s, wave_state<V>& w, Combine combine, const lane_sta
     lane_state<V> moved;
     if (s.exchange == lane_exchange::shuffle_down) {
       if (!shuffle_sequence_base::combines(l, s.ctrl, w.valid)) continue;  // as the device: data lanes only
-      moved = source_ok ? before[std::size_t(src)] : lane_state<V>{zero, false};
-    } else if (s.exchange == lane_exchange::shuffle_xor) {
       moved = source_ok ? before[std::size_t(src)] : lane_state<V>{zero, false};
     } else if (!writes(s, l)) {
       moved = old;

@@ -25,8 +25,6 @@ enum class lane_exchange : unsigned char {
   //! v_permlanex16_b32 (GFX10+): lane l reads lane `l ^ 16`: the same position in the other row
   //! of its 32-lane half (selectors 0x76543210 / 0xfedcba98 keep the position).
   permlane_x16,
-  //! ds_bpermute (__shfl_xor): lane l reads lane l ^ ctrl, any distance, through the LDS unit.
-  shuffle_xor,
   //! ds_bpermute (__shfl_down): lane l reads lane l + ctrl, or its own value when l + ctrl is
   //! past the wave. Used for partial wavefronts: a lane combines only when l + ctrl holds data.
   shuffle_down,
@@ -45,7 +43,7 @@ enum class combine_order : unsigned char { moved_first, own_first };
 //!             lane) reads 0; false: such a lane is not written and keeps `old`
 struct wave_step {
   lane_exchange exchange;
-  unsigned ctrl;       //!< dpp: the dpp_ctrl code; shuffle_xor / shuffle_down: the lane distance
+  unsigned ctrl;       //!< dpp: the dpp_ctrl code; shuffle_down: the lane distance
   unsigned row_mask;   //!< 4 bits
   unsigned bank_mask;  //!< 4 bits
   bool bound_ctrl;
@@ -100,28 +98,16 @@ struct dpp_sequence_gfx10_wave32 {
       {lane_exchange::permlane_x16, 0, 0xf, 0xf, true, combine_order::moved_first}};
 };
 
-//! GFX10+ compiled for wave64 (-mwavefrontsize64): the wave32 sequence in each 32-lane half,
-//! then one LDS-unit exchange across the halves (GFX10 has no DPP path between them). Every
-//! lane holds the result; lane 63 is read.
-struct dpp_sequence_gfx10_wave64 {
-  using half = dpp_sequence_gfx10_wave32;
-  static constexpr int wave = 64;
-  static constexpr int result_lane = 63;
-  static constexpr int count = 6;
-  static constexpr wave_step steps[count] = {half::steps[0], half::steps[1], half::steps[2], half::steps[3], half::steps[4],
-                                             {lane_exchange::shuffle_xor, 32, 0xf, 0xf, false, combine_order::moved_first}};
-};
-
 //! The targets' DPP families: GFX8/GFX9 have row_bcast (and only wave64); GFX10+ have
-//! permlanex16 instead, and wave32 by default.
+//! permlanex16 instead, and under HIP only wave32 (HIP 5.2's hip_runtime.h refuses GFX10 with
+//! wave64: "HIP is not supported on GFX10 with wavefront size 64").
 enum class dpp_family { gfx9, gfx10 };
 
-//! The full-wavefront DPP sequence of a family and wave size (GFX9 has no wave32).
+//! The full-wavefront DPP sequence of a family and wave size.
 template <dpp_family F, int Wave>
 struct dpp_sequence_for;
 template <> struct dpp_sequence_for<dpp_family::gfx9, 64> { using type = dpp_sequence_gfx9_wave64; };
 template <> struct dpp_sequence_for<dpp_family::gfx10, 32> { using type = dpp_sequence_gfx10_wave32; };
-template <> struct dpp_sequence_for<dpp_family::gfx10, 64> { using type = dpp_sequence_gfx10_wave64; };
 
 //! Whether the hip backend reduces Reducer's accumulators with the DPP sequences: its combine
 //! is one machine operation (a `fused_op` tag other than none: add, mul, min, max, and, or, xor)

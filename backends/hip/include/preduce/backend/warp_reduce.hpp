@@ -75,8 +75,6 @@ __device__ __forceinline__ T exchange(const T& v) {
     return move_words(v, [](unsigned w) {
       return unsigned(__builtin_amdgcn_permlanex16(0, int(w), 0x76543210u, 0xfedcba98u, false, S.bound_ctrl));
     });
-  } else if constexpr (S.exchange == lane_exchange::shuffle_xor) {
-    return move_words(v, [](unsigned w) { return unsigned(__shfl_xor(int(w), int(S.ctrl), Wave)); });
   } else {
     return move_words(v, [](unsigned w) { return unsigned(__shfl_down(int(w), S.ctrl, Wave)); });
   }
