@@ -121,7 +121,8 @@ __device__ __forceinline__ Acc fold_chunk(const Reducer& red, Acc a, const E (&e
 
 //! Folds into `a` the share of src[0..n) owned by thread g of `threads`, in this order: head
 //! element g (if g < head); body vectors v = g, g + threads, ... (Unroll of them loaded before
-//! any is folded, so Unroll * 16 bytes are in flight per thread); tail element
+//! any is folded, the last partial round too, so Unroll * 16 bytes are in flight per thread);
+//! tail element
 //! head + vectors*width + g (if below n). Requires: head == vector_head(src, n) and, when the
 //! loader is vectorized, loader::usable(src). The order is fixed for (n, head, threads), which
 //! makes results run_to_run deterministic.
@@ -142,10 +143,14 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) a = fold_chunk(red, a, e[u], head + (v + u * threads) * W);
     }
-    for (; v < vectors; v += threads) {
-      typename L::element e[W];
-      L::load(src, head + v * W, e);
-      a = fold_chunk(red, a, e, head + v * W);
+    {  // the last, partial round (fewer than Unroll vectors): its loads in flight together too
+      typename L::element e[Unroll][W];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (v + u * threads < vectors) L::load(src, head + (v + u * threads) * W, e[u]);
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (v + u * threads < vectors) a = fold_chunk(red, a, e[u], head + (v + u * threads) * W);
     }
     const std::uint64_t t = head + vectors * W + g;
     if (t < n) a = red.combine(a, red.lift(src[t], t));
@@ -158,7 +163,15 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) a = red.combine(a, red.lift(e[u], i + u * threads));
     }
-    for (; i < n; i += threads) a = red.combine(a, red.lift(src[i], i));
+    {  // the last, partial round
+      typename Source::value_type e[Unroll];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (i + u * threads < n) e[u] = src[i + u * threads];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (i + u * threads < n) a = red.combine(a, red.lift(e[u], i + u * threads));
+    }
   }
   return a;
 }
