@@ -133,6 +133,9 @@ device_report describe_device(const queue& q) {
   return d;
 }
 
+bool select_timer(const std::string& name) { return name == "events"; }
+const char* timer_names() { return "events"; }
+
 const char* timer_method() {
   return "HIP events on the queue's stream between consecutive calls; each batch of up to 64 calls is held "
          "behind a spin kernel until fully enqueued, so host-side launch overhead is not timed";

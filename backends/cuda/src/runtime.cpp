@@ -14,6 +14,7 @@
 #include <preduce/portable/builtin_dispatch.hpp>
 #include <preduce/backend/cuda_runtime_check.hpp>
 #include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/tuning.hpp>
 
 namespace preduce {
 
@@ -27,6 +28,13 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), str
   backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
   backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
   backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");
+  whole_grid_cap = backend::whole_grid_cap(sm_count, cc_major);
+  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&partial_slots), whole_grid_cap * sizeof(*partial_slots)),
+                      "queue: allocating the partial slots");
+  backend::check_cuda(cudaMemset(partial_slots, 0, whole_grid_cap * sizeof(*partial_slots)), "queue: clearing the partial slots");
+  // Enough for the whole-array partials of every built-in reducer (at most 32 bytes each), so
+  // those never grow the scratch.
+  scratch(std::size_t(whole_grid_cap) * 32);
 }
 
 queue_state::~queue_state() {
@@ -36,6 +44,8 @@ queue_state::~queue_state() {
   (void)cudaSetDevice(device);
   (void)cudaStreamSynchronize(stream);
   if (workspace) (void)cudaFree(workspace);
+  for (void* p : retired_workspaces) (void)cudaFree(p);
+  (void)cudaFree(partial_slots);
   (void)cudaFree(control);
   (void)cudaFreeHost(pinned_result);
   if (owns_stream) (void)cudaStreamDestroy(stream);
@@ -45,13 +55,19 @@ queue_state::~queue_state() {
 
 void* queue_state::scratch(std::size_t bytes) {
   if (bytes <= workspace_bytes) return workspace;
-  // Stream-ordered: work already queued keeps using the old block until it is freed in order.
   std::size_t grown = workspace_bytes ? workspace_bytes : 4096;
   while (grown < bytes) grown *= 2;
-  if (workspace) backend::check_cuda(cudaFreeAsync(workspace, stream), "queue: releasing scratch");
-  workspace = nullptr;
-  workspace_bytes = 0;
-  backend::check_cuda(cudaMallocAsync(&workspace, grown, stream), "queue: allocating scratch");
+  // cudaMalloc, not a stream-ordered allocation: memory a graph allocates during capture must be
+  // freed before the graph can be launched again. cudaMalloc counts as unsafe under the global
+  // capture mode, so this thread switches to relaxed mode around it.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  backend::check_cuda(cudaThreadExchangeStreamCaptureMode(&mode), "queue: entering relaxed capture mode");
+  void* grown_block = nullptr;
+  const cudaError_t e = cudaMalloc(&grown_block, grown);
+  backend::check_cuda(cudaThreadExchangeStreamCaptureMode(&mode), "queue: restoring the capture mode");
+  backend::check_cuda(e, "queue: allocating scratch");
+  if (workspace) retired_workspaces.push_back(workspace);
+  workspace = grown_block;
   workspace_bytes = grown;
   return workspace;
 }
