@@ -81,6 +81,8 @@ const char* usage =
     "  --algo A           preduce::options::algo: automatic (default), single_pass, two_pass, atomic\n"
     "  --warp W           preduce::options::warp: automatic (default), shuffle, fused_shuffle, hardware\n"
     "  --det D            preduce::options::det: run_to_run (default), fast\n"
+    "  --timer T          how calls are timed: the backend's timers, default first (cuda: graph,\n"
+    "                     events; kokkos: host); see bench/README.md\n"
     "  --reps N           timed calls per column (default 50, 20 with --quick; fewer for calls\n"
     "                     over 20 ms, at least 10)\n"
     "  --json FILE        also write every figure, the device and the ceiling to FILE\n"
@@ -168,6 +170,9 @@ settings parse(int argc, char** argv) {
       if (v == "run_to_run") s.opt.det = determinism::run_to_run;
       else if (v == "fast") s.opt.det = determinism::fast;
       else usage_error("--det wants run_to_run or fast");
+    } else if (a == "--timer") {
+      const std::string v = next(i);
+      if (!select_timer(v)) usage_error("--timer wants one of " + std::string(timer_names()));
     } else if (a == "--reps") {
       s.reps = std::atoi(next(i).c_str());
       if (s.reps < 1) usage_error("--reps wants a positive count");
@@ -501,7 +506,7 @@ void write_json(const context& ctx, const ceiling_run& ceiling, const std::strin
 }
 
 int run(int argc, char** argv) {
-  context ctx{parse(argc, argv), queue{}, {}, 0, 0, {}, 0, 0};
+  context ctx{parse(argc, argv), queue{0}, {}, 0, 0, {}, 0, 0};
   ctx.device = describe_device(ctx.q);
   std::fprintf(stderr, "preduce-bench: %s backend on %s\n", backend_name(), ctx.device.device.c_str());
 
