@@ -124,7 +124,7 @@ enum class device_shape { single_pass, two_pass_partials, atomic };
 //!  - atomic: merges each partial into *atomic_slot; the last block to finish (acq_rel counter)
 //!    writes finalize(*atomic_slot) to *out.
 template <device_shape Shape, int BlockThreads, class Reducer, class Source>
-__global__ void __launch_bounds__(BlockThreads)
+__global__ void __launch_bounds__(BlockThreads, whole_min_blocks_per_sm<typename Reducer::acc_type>::value)
     reduce_whole_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
                         unsigned long long* slots, control_block* control, typename Reducer::result_type* out,
                         warp_algorithm w) {

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+#include <preduce/types.hpp>
 
 namespace preduce {
 namespace backend {
@@ -30,6 +33,14 @@ constexpr int batched_blocks_per_sm = 8;
 constexpr int whole_block_threads = 512;
 constexpr int whole_blocks_per_sm = 4;
 constexpr int vectors_in_flight = 4;
+
+//! The minimum blocks per SM the whole-array kernel's __launch_bounds__ asks of ptxas for an
+//! accumulator type: 1 (no register cap) except argmin/argmax (arg<T>), whose kernels ptxas gave
+//! 40 registers, so 3 blocks of 512 fit per SM instead of 4. Evidence: EVIDENCE_PENDING
+template <class Acc>
+struct whole_min_blocks_per_sm : std::integral_constant<int, 1> {};
+template <class T>
+struct whole_min_blocks_per_sm<arg<T>> : std::integral_constant<int, whole_blocks_per_sm> {};
 
 //! Most blocks a whole-array launch uses on a device (the size of its partial slots).
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
