@@ -258,7 +258,7 @@ void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& s
   using CL = column_loader<Source>;
   using Acc = typename Reducer::acc_type;
   constexpr std::uint64_t C = CL::columns;
-  const device_slots slots = slots_for(s.sm_count, s.cc_major);
+  const device_slots slots = slots_for(s.sm_count);
 
   column_plan p{};
   p.vectorized = CL::usable(src, cols);

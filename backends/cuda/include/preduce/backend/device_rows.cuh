@@ -210,7 +210,7 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
                   typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
-  const device_slots slots = slots_for(s.sm_count, s.cc_major);
+  const device_slots slots = slots_for(s.sm_count);
   const bool aligned = rows_aligned(src, cols);
   std::uint64_t items = cols;
   if constexpr (L::vectorized) {

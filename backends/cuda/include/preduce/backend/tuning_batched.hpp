@@ -18,8 +18,8 @@ struct device_slots {
   std::uint64_t blocks;  //!< resident blocks of block_threads threads
   std::uint64_t warps;   //!< resident warps
 };
-inline device_slots slots_for(int sm_count, int cc_major) {
-  const std::uint64_t blocks = std::uint64_t(sm_count) * std::uint64_t(policy_for(cc_major).blocks_per_sm);
+inline device_slots slots_for(int sm_count) {
+  const std::uint64_t blocks = std::uint64_t(sm_count) * std::uint64_t(batched_blocks_per_sm);
   return {blocks, blocks * (block_threads / warp_threads)};
 }
 
