@@ -30,12 +30,17 @@ struct device_report {
 //! Describes q's device and the vendor library this backend compares against.
 device_report describe_device(const queue& q);
 
-//! Runs call(i) for i in [0, count) back to back on q and returns each call's time in
-//! milliseconds, taken on the device's own clock (events on q's stream on GPUs; a fence and
-//! steady_clock around each call on Kokkos). A call only enqueues work; it must not wait.
+//! Selects the timer time_calls uses: the backend's names (see timer_names()); false if unknown.
+bool select_timer(const std::string& name);
+//! The timers this backend offers, the default first, e.g. "graph|events".
+const char* timer_names();
+
+//! Times call(i) for i in [0, count) on q and returns `count` samples, in milliseconds per call,
+//! taken on the device's own clock (see timer_method()). A call only enqueues work; it must not
+//! wait.
 std::vector<double> time_calls(const queue& q, int count, const std::function<void(int)>& call);
 
-//! How the timer works, one sentence for the JSON.
+//! How the selected timer works, one sentence for the JSON.
 const char* timer_method();
 
 //! Passes of a read-only streaming kernel, from which the driver takes the read-bandwidth ceiling.

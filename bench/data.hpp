@@ -40,13 +40,13 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
 }
 
 //! Offsets (segments + 1 of them, from 0 to n) of heavy-tailed segments covering n elements,
-//! shaped like the ragged batches real workloads have and scaled to n from their 2^30-element
-//! form: one segment of n/16 elements (2^26 at 2^30), eight of log-uniform length in
-//! [10^5, 10^7] * n / 2^30, and the rest uniform in [0, 64] (so about 1 in 65 is empty), in a
-//! random order.
+//! shaped like the ragged batches real workloads have: at n = 2^28, one segment of 2^26
+//! elements, eight of log-uniform length in [10^5, 10^7], and the rest uniform in [0, 64] (about
+//! 1 in 65 empty; some 5.7 million segments), in a random order. Other n scale the long ones
+//! (n / 4, and [10^5, 10^7] * n / 2^28).
 inline std::vector<std::int64_t> heavy_tailed_offsets(std::size_t n, std::uint64_t seed) {
   random_bits bits(seed);
-  const double scale = double(n) / double(std::size_t(1) << 30);
+  const double scale = double(n) / double(std::size_t(1) << 28);
   std::vector<std::size_t> lengths;
   std::size_t total = 0;
   auto add = [&](std::size_t length) {
@@ -54,7 +54,7 @@ inline std::vector<std::int64_t> heavy_tailed_offsets(std::size_t n, std::uint64
     lengths.push_back(length);
     total += length;
   };
-  add(n / 16);
+  add(n / 4);
   for (int i = 0; i < 8; ++i) add(static_cast<std::size_t>(std::exp(std::log(1e5) + bits.unit() * std::log(100.0)) * scale));
   while (total < n) add(bits.below(65));
   for (std::size_t i = lengths.size(); i > 1; --i) std::swap(lengths[i - 1], lengths[bits.below(i)]);

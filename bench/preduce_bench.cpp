@@ -45,6 +45,7 @@ constexpr std::size_t batched_lengths[] = {32, 256, 4096, 262144};
 
 struct settings {
   bool quick = false;
+  bool batched = false;  //!< the batched preset (see --batched)
   int log2_min = 10, log2_max = 30, log2_step = 1;
   bool sizes_given = false;
   std::vector<op_id> ops;
@@ -64,17 +65,25 @@ const char* usage =
     "  --quick            a short matrix (well under a minute): f32/i32/bf16 plus, f32 argmax,\n"
     "                     moments and dot at 2^10, 2^16, 2^20, 2^24 (host CPUs: 2^22), and f32 plus\n"
     "                     over rows, columns and segments at 2^20\n"
+    "  --batched          the batched matrix of the rows/columns/segments issue: f32 plus and\n"
+    "                     argmax over rows and columns of length 32, 256, 4096 and 262144 and\n"
+    "                     heavy-tailed segments, 2^28 elements (--types/--ops/--shapes/--sizes\n"
+    "                     given as well replace the preset's)\n"
     "  (default)          the full matrix: every type x operator x shape at every size\n"
     "  --sizes A:B[:S]    log2 sizes from A to B in steps of S (default 10:30:1; capped by memory)\n"
     "  --ops LIST         comma-separated: plus,sum_of_squares,dot,moments,minimum,maximum,minmax,\n"
     "                     argmin,argmax,logical_and,logical_or,bit_xor\n"
     "  --types LIST       comma-separated: f32,f64,i32,bf16,f16,i8\n"
     "  --shapes LIST      comma-separated: whole,rows,columns,segments (rows/columns of length\n"
-    "                     32, 256, 4096, 262144; segments heavy-tailed)\n"
+    "                     32, 256, 4096, 262144: at 2^28, rows 8388608 x 32, 1048576 x 256, 65536 x\n"
+    "                     4096, 2048 x 262144 and columns the same transposed; segments heavy-\n"
+    "                     tailed: at 2^28 one of 2^26, eight of 10^5..10^7, the rest 0..64)\n"
     "  --algo A           preduce::options::algo: automatic (default), single_pass, two_pass, atomic\n"
     "  --warp W           preduce::options::warp: automatic (default), shuffle, fused_shuffle, hardware\n"
     "  --det D            preduce::options::det: run_to_run (default), fast, reproducible (floating\n"
     "                     sums, dots and moments binned; sums and dots checked against its error bound)\n"
+    "  --timer T          how calls are timed: the backend's timers, default first (cuda: graph,\n"
+    "                     events; hip: events; kokkos: host); see bench/README.md\n"
     "  --reps N           timed calls per column (default 50, 20 with --quick; fewer for calls\n"
     "                     over 20 ms, at least 10)\n"
     "  --json FILE        also write every figure, the device and the ceiling to FILE\n"
@@ -110,6 +119,8 @@ settings parse(int argc, char** argv) {
       std::exit(0);
     } else if (a == "--quick") {
       s.quick = true;
+    } else if (a == "--batched") {
+      s.batched = true;
     } else if (a == "--sizes") {
       const std::string v = next(i);
       int step = 1;
@@ -161,6 +172,9 @@ settings parse(int argc, char** argv) {
       else if (v == "fast") s.opt.det = determinism::fast;
       else if (v == "reproducible") s.opt.det = determinism::reproducible;
       else usage_error("--det wants run_to_run, fast or reproducible");
+    } else if (a == "--timer") {
+      const std::string v = next(i);
+      if (!select_timer(v)) usage_error("--timer wants one of " + std::string(timer_names()));
     } else if (a == "--reps") {
       s.reps = std::atoi(next(i).c_str());
       if (s.reps < 1) usage_error("--reps wants a positive count");
@@ -169,6 +183,13 @@ settings parse(int argc, char** argv) {
     } else {
       usage_error("unknown argument '" + a + "'");
     }
+  }
+  if (s.batched) {
+    if (s.quick) usage_error("--batched and --quick are two different presets");
+    if (s.types.empty()) s.types = {dtype::f32};
+    if (s.ops.empty()) s.ops = {op_id::plus, op_id::argmax};
+    if (s.shapes.empty()) s.shapes = {shape::rows, shape::columns, shape::segments};
+    if (!s.sizes_given) s.log2_min = s.log2_max = 28, s.sizes_given = true;
   }
   if (s.reps == 0) s.reps = s.quick ? 20 : 50;
   return s;
@@ -488,7 +509,7 @@ void write_json(const context& ctx, const ceiling_run& ceiling, const std::strin
 }
 
 int run(int argc, char** argv) {
-  context ctx{parse(argc, argv), queue{}, {}, 0, 0, {}, 0, 0};
+  context ctx{parse(argc, argv), queue{0}, {}, 0, 0, {}, 0, 0};
   ctx.device = describe_device(ctx.q);
   std::fprintf(stderr, "preduce-bench: %s backend on %s\n", backend_name(), ctx.device.device.c_str());
 

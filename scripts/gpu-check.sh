@@ -6,6 +6,7 @@
 # bench.txt, bench.json.
 #   STAGES="build test sanitize bench"  the stages to run (default: all)
 #   BENCH_ARGS="--quick"                arguments for preduce-bench
+#   SAN_TIMEOUT=420 SAN_CASES='*'       each sanitizer's time cap (s) and doctest --test-case filter
 #   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
 #                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
 set -uo pipefail
@@ -47,11 +48,12 @@ fi
 if has sanitize; then
   # The four tools run side by side on the suite without its slowest cases (2^32 and 2^24
   # inputs, the big-size tests, which crawl under the tools) and without the deliberate faults;
-  # each stops after 7 minutes (the log then has no ERROR SUMMARY line).
+  # each stops after SAN_TIMEOUT seconds (the log then has no ERROR SUMMARY line).
   exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*'
   start=$SECONDS
   for tool in memcheck racecheck synccheck initcheck; do
-    timeout 420 compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" --test-case-exclude="$exclude" \
+    timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" \
+      --test-case="${SAN_CASES:-*}" --test-case-exclude="$exclude" \
       >"$OUT/sanitizer-$tool.log" 2>&1 &
   done
   wait

@@ -5,6 +5,7 @@
 #   scripts/preduce.sh test  [ctest args]           build the library and the suite, run the suite
 # BACKEND=cuda|hip|kokkos overrides the default (cuda where nvcc and an NVIDIA GPU are present,
 # else kokkos). BUILD_DIR overrides build/<backend>. JOBS overrides the parallel build width.
+# PREDUCE_HIP_ARCHS (hip) names the AMD targets, e.g. gfx942 (default gfx90a;gfx940;gfx1030).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,9 @@ command -v make >/dev/null || need_packages+=(make)
 if [ "${BACKEND:-}" != cuda ] && [ "${BACKEND:-}" != hip ] && [ -z "${Kokkos_ROOT:-}" ] &&
    ! ls /usr/include/trilinos/Kokkos_Core.hpp >/dev/null 2>&1; then
   need_packages+=(libtrilinos-kokkos-dev)
+fi
+if [ "${BACKEND:-}" = hip ] && ! command -v hipcc >/dev/null && [ ! -x /opt/rocm/bin/hipcc ]; then
+  need_packages+=(hipcc libamdhip64-dev rocm-device-libs librocprim-dev)  # Debian's HIP 5.2 and rocPRIM
 fi
 if [ ${#need_packages[@]} -gt 0 ]; then
   echo "preduce: installing ${need_packages[*]}" >&2
@@ -39,6 +43,7 @@ jobs=${JOBS:-$(nproc)}
 
 configure=(cmake -S . -B "$build" -DBACKEND="$BACKEND" -DCMAKE_BUILD_TYPE=Release)
 [ -n "${Kokkos_ROOT:-}" ] && configure+=(-DKokkos_ROOT="$Kokkos_ROOT")
+[ -n "${PREDUCE_HIP_ARCHS:-}" ] && configure+=(-DPREDUCE_HIP_ARCHS="$PREDUCE_HIP_ARCHS")
 "${configure[@]}"
 
 if [ "$what" = bench ]; then

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce tests: reduce_segments for every operator family on a sample of element types, with
 // int32, int64, uint32 and uint64 offsets, empty segments, boundary lengths, offsets that do not
-// start at 0 or end at n, and outputs written every 1 or 2 slots (nothing else may be written).
+// start at 0 or end at n, one huge segment among thousands of tiny ones (it is cut among many
+// warps or parts and recombined), long segments among short ones, and outputs written every 1
+// or 2 slots (nothing else may be written); and run_to_run determinism of the cut segments.
 #include "test_support.hpp"
 
 namespace {
@@ -36,6 +38,18 @@ std::vector<segment_layout> layouts() {
   for (auto& len : lengths) len = r.below(41);
   const auto many = offsets_of(0, lengths);
   v.push_back({"many_short", many.back(), many});
+  // One huge segment (prime length) among 20000 tiny ones (0..64) on either side.
+  lengths.assign(20000, 0);
+  for (auto& len : lengths) len = r.below(65);
+  lengths[7919] = 300007;
+  const auto huge = offsets_of(0, lengths);
+  v.push_back({"huge_among_tiny", huge.back(), huge});
+  // Short segments (0..64) with one in ten of 65..600 elements: long ones inside a range of
+  // work and long ones cut across ranges.
+  lengths.assign(3000, 0);
+  for (auto& len : lengths) len = r.below(10) == 0 ? 65 + r.below(536) : r.below(65);
+  const auto medium = offsets_of(0, lengths);
+  v.push_back({"short_and_medium", medium.back(), medium});
   return v;
 }
 
@@ -115,3 +129,26 @@ void check_segments() {
 
 TEST_CASE_TEMPLATE_DEFINE("reduce_segments", T, reduce_segments) { check_segments<T>(); }
 TEST_CASE_TEMPLATE_APPLY(reduce_segments, test::sample_types);
+
+// Cut segments are combined from partial results: float sums of random data, whose rounding
+// depends on the order, must come out bit for bit the same on every call.
+TEST_CASE("reduce_segments.run_to_run") {
+  const auto& q = test::shared_queue();
+  for (const auto& l : layouts()) {
+    SUBCASE(l.name) {
+      const std::size_t segments = l.offsets.size() - 1;
+      if (segments == 0) return;
+      const auto x = test::make_data<float>(test::data::spread, l.n, test::seed_for<float>("segments determinism", l.n));
+      const preduce::device_buffer<float> d(q, x);
+      const auto offsets = device_offsets::as<std::int64_t>(l);
+      preduce::device_buffer<float> out(q, segments);
+      preduce::reduce_segments(q, d.data(), l.n, offsets.data(), segments, out.data(), preduce::plus<>{});
+      const std::vector<float> first = out.to_host();
+      for (int call = 0; call < 5; ++call) {
+        preduce::reduce_segments(q, d.data(), l.n, offsets.data(), segments, out.data(), preduce::plus<>{});
+        const std::vector<float> again = out.to_host();
+        CHECK(std::memcmp(first.data(), again.data(), segments * sizeof(float)) == 0);
+      }
+    }
+  }
+}

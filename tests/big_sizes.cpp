@@ -2,9 +2,6 @@
 // preduce tests: large inputs, for a few types and operators (the small sizes cover every pair):
 // sizes around 2^20 and a large prime, 2^24 whole, and 2^32 + 17 elements (64-bit sizes and
 // indices), the last only where the machine has the memory for it.
-#include <fstream>
-#include <sstream>
-
 #include "test_support.hpp"
 
 namespace {
@@ -16,19 +13,6 @@ void check_exact_sum(std::size_t n) {
   const auto shape = std::is_integral<T>::value ? test::data::spread : test::data::small_integers;
   test::check_whole(test::shared_queue(), test::make_data<T>(shape, n, test::seed_for<T>("large plus", n), test::exact_magnitude<A>(n, false)),
                     preduce::plus<>{});
-}
-
-//! Bytes the kernel reports as available to new allocations, or 0 if it cannot be read.
-std::uint64_t mem_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    std::uint64_t kib = 0;
-    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -71,13 +55,7 @@ TEST_CASE("reduce.n_2pow24") {
 // Data in [0, 120] with the value 200 (as uint8; -56 as int8) at 2^32 + 5 and at the last
 // index, so the uint8 maximum lies past 2^32 and its first index does not fit in 32 bits.
 TEST_CASE("reduce.n_2pow32_plus_17") {
-  constexpr std::uint64_t gib = std::uint64_t(1) << 30;
-  const std::uint64_t available = mem_available_bytes();
-  if (available < 12 * gib) {
-    MESSAGE("skipped: MemAvailable is " << available / (1 << 20) << " MiB, below the 12 GiB this test needs "
-                                        "(4 GiB of input, host memory on host backends, plus headroom)");
-    return;
-  }
+  if (!test::enough_memory_for(std::uint64_t(12) << 30)) return;  // 4 GiB of input plus headroom
   const auto& q = test::shared_queue();
   constexpr std::size_t n = (std::size_t(1) << 32) + 17;
   constexpr std::size_t peak = (std::size_t(1) << 32) + 5;

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce tests: the compiled part of test_support.hpp: comparing results with the oracle.
+// preduce tests: the compiled part of test_support.hpp: comparing results with the oracle, and
+// the memory check of the largest inputs.
+#include <fstream>
+#include <sstream>
+
 #include "test_support.hpp"
 
 namespace test {
@@ -26,6 +30,22 @@ bool matches(const fields::field& got, const fields::field& want) {
 }
 
 }  // namespace
+
+bool enough_memory_for(std::uint64_t bytes) {
+  std::uint64_t available = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::uint64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") available = kib * 1024;
+  }
+  if (available >= bytes) return true;
+  MESSAGE("skipped: MemAvailable is " << available / (1 << 20) << " MiB, below the " << bytes / (1 << 20)
+                                      << " MiB this test needs (the input, host memory on host backends, plus headroom)");
+  return false;
+}
 
 void check_fields(const fields& got, const fields& want) {
   INFO("got " << text(got) << ", expected " << text(want));

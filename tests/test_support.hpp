@@ -67,6 +67,11 @@ template <class Op, class T>
 using result_of = decltype(preduce::reduce(std::declval<const preduce::queue&>(), std::declval<const T*>(), std::size_t{},
                                            std::declval<Op>()));
 
+//! Whether the host reports at least `bytes` available to new allocations (MemAvailable in
+//! /proc/meminfo): the inputs of 2^32 elements and more need it (they are host memory on host
+//! backends). When not, prints why the calling test is skipped.
+bool enough_memory_for(std::uint64_t bytes);
+
 //! The queue most tests share (the default queue, made on first use, never at static init).
 inline const preduce::queue& shared_queue() {
   static const preduce::queue q;

@@ -167,7 +167,7 @@ vendor_plan make_cub(const queue& q, std::size_t results, Launch launch) {
 
 //! CUB's DeviceReduce for a whole-array case (cub_whole.cu).
 vendor_plan make_cub_whole(const queue& q, const case_spec& c);
-//! CUB's DeviceSegmentedReduce for a rows or segments case (cub_segmented.cu).
+//! CUB's DeviceSegmentedReduce for a rows, columns or segments case (cub_segmented.cu).
 vendor_plan make_cub_segmented(const queue& q, const case_spec& c);
 
 }  // namespace nvidia

@@ -19,7 +19,8 @@ enum class determinism {
 //! and runs its nearest equivalent where it has no such kernel.
 enum class algorithm {
   automatic,
-  single_pass,  //!< one launch: the last block to finish reduces the partials in fixed order
+  single_pass,  //!< one launch: one block gathers the other blocks' partials and reduces them in
+                //!< a fixed order
   two_pass,     //!< partials per block, then a second launch reduces them (CUB's shape)
   atomic,       //!< one launch, blocks merge partials with atomics (float order varies: needs
                 //!< determinism::fast; under run_to_run it runs single_pass instead)

@@ -17,15 +17,16 @@ inline constexpr std::uint64_t npos = ~std::uint64_t{0};
 namespace detail {
 
 // Bit casts usable in device code (std::bit_cast is C++20; memcpy is the portable C++17 form
-// and compiles to a register move under g++, nvcc and hipcc).
+// and compiles to a register move under g++, nvcc and hipcc). __builtin_memcpy, because under
+// hipcc std::memcpy names only the host function when <cstring> comes before the HIP headers.
 PREDUCE_HD PREDUCE_INLINE std::uint32_t float_bits(float f) {
   std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
+  __builtin_memcpy(&u, &f, sizeof u);
   return u;
 }
 PREDUCE_HD PREDUCE_INLINE float bits_float(std::uint32_t u) {
   float f;
-  std::memcpy(&f, &u, sizeof f);
+  __builtin_memcpy(&f, &u, sizeof f);
   return f;
 }
 

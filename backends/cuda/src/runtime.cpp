@@ -14,6 +14,7 @@
 #include <preduce/portable/builtin_dispatch.hpp>
 #include <preduce/backend/cuda_runtime_check.hpp>
 #include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/tuning.hpp>
 
 namespace preduce {
 
@@ -27,6 +28,13 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), str
   backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
   backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
   backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");
+  whole_grid_cap = backend::whole_grid_cap(sm_count, cc_major);
+  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&partial_slots), whole_grid_cap * sizeof(*partial_slots)),
+                      "queue: allocating the partial slots");
+  backend::check_cuda(cudaMemset(partial_slots, 0, whole_grid_cap * sizeof(*partial_slots)), "queue: clearing the partial slots");
+  // Enough for the whole-array partials of every built-in reducer (at most 32 bytes each), so
+  // those never grow the scratch.
+  scratch(std::size_t(whole_grid_cap) * 32);
 }
 
 queue_state::~queue_state() {
@@ -36,6 +44,9 @@ queue_state::~queue_state() {
   (void)cudaSetDevice(device);
   (void)cudaStreamSynchronize(stream);
   if (workspace) (void)cudaFree(workspace);
+  if (counters) (void)cudaFree(counters);
+  for (void* p : retired_blocks) (void)cudaFree(p);
+  (void)cudaFree(partial_slots);
   (void)cudaFree(control);
   (void)cudaFreeHost(pinned_result);
   if (owns_stream) (void)cudaStreamDestroy(stream);
@@ -43,17 +54,67 @@ queue_state::~queue_state() {
   (void)cudaGetLastError();
 }
 
+namespace {
+//! The doubling of `bytes` (starting from `first`) that reaches `wanted`.
+std::size_t grown_size(std::size_t bytes, std::size_t wanted, std::size_t first) {
+  std::size_t grown = bytes ? bytes : first;
+  while (grown < wanted) grown *= 2;
+  return grown;
+}
+
+//! Runs f with this thread's stream-capture mode relaxed, restoring it afterwards. cudaMalloc,
+//! not a stream-ordered allocation, serves the queue's blocks: memory a graph allocates during
+//! capture must be freed before the graph can be launched again. cudaMalloc (and the side
+//! stream of clear_outside_capture) count as unsafe under the global capture mode.
+template <class F>
+void outside_capture(const char* what, F&& f) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  backend::check_cuda(cudaThreadExchangeStreamCaptureMode(&mode), "queue: entering relaxed capture mode");
+  const cudaError_t e = f();
+  backend::check_cuda(cudaThreadExchangeStreamCaptureMode(&mode), "queue: restoring the capture mode");
+  backend::check_cuda(e, what);
+}
+
+//! Zeroes a block nothing has used yet, now, on a private non-blocking stream: never through the
+//! queue's stream, which may be capturing (the memset would then run only when the graph does).
+cudaError_t clear_outside_capture(void* block, std::size_t bytes) {
+  cudaStream_t side = nullptr;
+  cudaError_t e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+  if (e != cudaSuccess) return e;
+  e = cudaMemsetAsync(block, 0, bytes, side);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(side);
+  const cudaError_t d = cudaStreamDestroy(side);
+  return e != cudaSuccess ? e : d;
+}
+}  // namespace
+
 void* queue_state::scratch(std::size_t bytes) {
   if (bytes <= workspace_bytes) return workspace;
-  // Stream-ordered: work already queued keeps using the old block until it is freed in order.
-  std::size_t grown = workspace_bytes ? workspace_bytes : 4096;
-  while (grown < bytes) grown *= 2;
-  if (workspace) backend::check_cuda(cudaFreeAsync(workspace, stream), "queue: releasing scratch");
-  workspace = nullptr;
-  workspace_bytes = 0;
-  backend::check_cuda(cudaMallocAsync(&workspace, grown, stream), "queue: allocating scratch");
+  const std::size_t grown = grown_size(workspace_bytes, bytes, 4096);
+  void* block = nullptr;
+  outside_capture("queue: allocating scratch", [&] { return cudaMalloc(&block, grown); });
+  if (workspace) retired_blocks.push_back(workspace);
+  workspace = block;
   workspace_bytes = grown;
   return workspace;
+}
+
+unsigned* queue_state::zeroed_counters(std::size_t count) {
+  const std::size_t bytes = count * sizeof(unsigned);
+  if (bytes > counter_bytes) {
+    const std::size_t grown = grown_size(counter_bytes, bytes, 4096);
+    void* block = nullptr;
+    outside_capture("queue: allocating counters", [&] {
+      cudaError_t e = cudaMalloc(&block, grown);
+      if (e == cudaSuccess) e = clear_outside_capture(block, grown);
+      if (e != cudaSuccess && block) (void)cudaFree(block);
+      return e;
+    });
+    if (counters) retired_blocks.push_back(counters);
+    counters = block;
+    counter_bytes = grown;
+  }
+  return static_cast<unsigned*>(counters);
 }
 
 void queue_state::synchronize_and_check() {

@@ -1,93 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: many reductions per launch: rows and columns of a row-major matrix, and
-// variable segments given by offsets.
+// preduce cuda: what the batched shapes (device_rows.cuh, device_columns.cuh,
+// device_segments.cuh) share on the host side of a launch.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
-#include "block_reduce.cuh"
-#include "queue_state.hpp"
-#include "tuning.hpp"
-#include "cuda_runtime_check.hpp"
+#include "thread_load.cuh"
 
 namespace preduce {
 namespace backend {
 
-//! One block per row (grid-strided over rows). Requires: blockDim.x == BlockThreads.
-//! Writes: out[row * out_stride] = finalize(reduction of row), arg index = column.
-template <int BlockThreads, class Reducer, class Source>
-__global__ void __launch_bounds__(BlockThreads)
-    reduce_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols,
-                       typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
-  using Acc = typename Reducer::acc_type;
-  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
-  for (std::uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    Acc a = red.identity();
-    const std::uint64_t base = row * cols;
-    for (std::uint64_t c = threadIdx.x; c < cols; c += BlockThreads) a = red.combine(a, red.lift(src[base + c], c));
-    a = block_reduce<BlockThreads>(red, a, smem, w);
-    if (threadIdx.x == 0) out[row * out_stride] = red.finalize(a);
-    __syncthreads();  // smem is reused by the next row
-  }
+//! Smallest k with 2^k >= x (0 for x <= 1).
+inline unsigned ceil_log2(std::uint64_t x) {
+  unsigned k = 0;
+  while ((std::uint64_t(1) << k) < x) ++k;
+  return k;
 }
 
-//! One thread per column (grid-strided over columns), rows visited in order; a warp reads 32
-//! consecutive columns of a row, so loads coalesce. Writes: out[col * out_stride], arg index =
-//! row.
-template <class Reducer, class Source>
-__global__ void reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols,
-                                      typename Reducer::result_type* out, std::uint64_t out_stride) {
-  using Acc = typename Reducer::acc_type;
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t col = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; col < cols; col += stride) {
-    Acc a = red.identity();
-    for (std::uint64_t row = 0; row < rows; ++row) a = red.combine(a, red.lift(src[row * cols + col], row));
-    out[col * out_stride] = red.finalize(a);
+//! Runs launch(source) with src, or with scalar_view<Source>{src} when src's arrays cannot share
+//! vector loads (dot with x and y at different offsets from a 16-byte boundary).
+template <class Source, class Launch>
+void with_loadable(const Source& src, Launch&& launch) {
+  using L = chunk_loader<Source>;
+  if constexpr (L::vectorized && !L::always_usable) {
+    if (!L::usable(src)) return launch(scalar_view<Source>{src});
   }
+  launch(src);
 }
-
-//! Checks segment offsets before anything reads through them: offsets[i] >= 0, <= n, and
-//! non-decreasing, for i in [0, segments]. Writes: on a violation, status->code = bad_offsets + 1
-//! and the smallest offending i to status->position (stored as ~i under atomicMax).
-template <class Off>
-__global__ void check_offsets_kernel(const Off* offsets, std::uint64_t segments, std::uint64_t n, device_status* status) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= segments; i += stride) {
-    const Off o = offsets[i];
-    bool bad = std::uint64_t(o) > n;
-    if constexpr (std::is_signed<Off>::value) bad = bad || o < 0;
-    if (i < segments) bad = bad || offsets[i + 1] < o;
-    if (bad) {
-      atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
-      atomicMax(&status->position, ~(unsigned long long)i);
-    }
-  }
-}
-
-//! One block per segment (grid-strided over segments). Requires: blockDim.x == BlockThreads and
-//! check_offsets_kernel enqueued before it. Writes nothing if the status is raised; otherwise
-//! out[s * out_stride] = finalize(reduction of src[offsets[s] .. offsets[s+1])), arg index =
-//! position within the segment.
-template <int BlockThreads, class Reducer, class Source, class Off>
-__global__ void __launch_bounds__(BlockThreads)
-    reduce_segments_kernel(Reducer red, Source src, const Off* offsets, std::uint64_t segments,
-                           typename Reducer::result_type* out, std::uint64_t out_stride, const device_status* status,
-                           warp_algorithm w) {
-  using Acc = typename Reducer::acc_type;
-  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
-  if (status->code != 0) return;
-  for (std::uint64_t seg = blockIdx.x; seg < segments; seg += gridDim.x) {
-    const std::uint64_t begin = std::uint64_t(offsets[seg]), end = std::uint64_t(offsets[seg + 1]);
-    Acc a = red.identity();
-    for (std::uint64_t i = begin + threadIdx.x; i < end; i += BlockThreads) a = red.combine(a, red.lift(src[i], i - begin));
-    a = block_reduce<BlockThreads>(red, a, smem, w);
-    if (threadIdx.x == 0) out[seg * out_stride] = red.finalize(a);
-    __syncthreads();
-  }
-}
-
 
 }  // namespace backend
 }  // namespace preduce

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: whole-array reduction. Three device-level shapes share one thread fold
 // (thread_load.cuh) and one block reduction:
-//   single_pass  one launch; each block stores its partial, the last block to finish (an acq_rel
-//                counter) reduces the partials in a fixed order: deterministic.
+//   single_pass  one launch; the block that takes the last start ticket collects every other
+//                block's published partial and reduces them in a fixed order: deterministic.
 //   two_pass     partials, then a second one-block launch (CUB's shape; kept for comparison).
 //   atomic       one launch; blocks merge partials into one accumulator with atomics, the last
 //                block finalizes (determinism::fast; float results vary in the last bits).
@@ -69,24 +69,72 @@ __device__ __forceinline__ void atomic_merge(A* slot, A v) {
   else atomicXor(reinterpret_cast<U*>(slot), U(v));
 }
 
+//! Single-pass publication of block b's partial. An accumulator of at most 4 bytes travels with
+//! its ready flag in one relaxed 8-byte store to slots[b] ({bits, 1}); a larger one is stored to
+//! partials[b] and then flagged with a release store of 1 to slots[b].
+template <class Acc>
+__device__ __forceinline__ void publish_partial(const Acc& a, unsigned b, Acc* partials, unsigned long long* slots) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(slots[b]);
+  if constexpr (sizeof(Acc) <= 4) {
+    unsigned bits = 0;
+    memcpy(&bits, &a, sizeof(Acc));
+    slot.store((1ull << 32) | bits, cuda::memory_order_relaxed);
+  } else {
+    partials[b] = a;
+    slot.store(1ull, cuda::memory_order_release);
+  }
+}
+
+//! The collector's side of publish_partial: waits until block b's partial is published, takes it
+//! and clears slots[b] for the next launch.
+template <class Acc>
+__device__ __forceinline__ Acc collect_partial(unsigned b, const Acc* partials, unsigned long long* slots) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(slots[b]);
+  Acc a;
+  if constexpr (sizeof(Acc) <= 4) {
+    unsigned long long w;
+    while (((w = slot.load(cuda::memory_order_relaxed)) >> 32) == 0) {
+    }
+    const unsigned bits = unsigned(w);
+    memcpy(&a, &bits, sizeof(Acc));
+  } else {
+    while (slot.load(cuda::memory_order_acquire) == 0) {
+    }
+    a = load_coherent(partials + b);
+  }
+  slot.store(0ull, cuda::memory_order_relaxed);
+  return a;
+}
+
 enum class device_shape { single_pass, two_pass_partials, atomic };
 
 //! The whole-array kernel (all three shapes; the second pass of two_pass is
 //! reduce_partials_kernel below).
-//! Requires: blockDim.x == BlockThreads; head == vector_head(src, n); for single_pass and atomic,
-//! *blocks_done == 0 on entry (it is 0 again on exit); for atomic, *slot == identity (zero bits,
-//! restored on exit).
-//! Writes: with one block, finalize(result) to *out. Otherwise single_pass and two_pass store
-//! block b's partial to partials[b]; single_pass's last block (found by an acq_rel counter)
-//! then writes finalize(the partials reduced in a fixed order) to *out; atomic merges each block's partial into *slot and its last
-//! block writes finalize(*slot) to *out.
+//! Requires: blockDim.x == BlockThreads; head == vector_head(src, n); gridDim.x <= the slots'
+//! length; on entry *tickets == 0, every slot is 0 and, for atomic, *blocks_done == 0 and
+//! *atomic_slot == identity (zero bits); all of these hold again on exit.
+//! Writes: with one block, finalize(result) to *out. Otherwise:
+//!  - single_pass: each block takes a start ticket; the block with the last ticket is the
+//!    collector (every other block has started by then, so waiting for them cannot deadlock).
+//!    The others publish their partial (publish_partial) and exit; the collector folds its own
+//!    share, then combines all partials in block order (thread t: blocks t, t + BlockThreads, ...,
+//!    then block_reduce), so the result does not depend on which block collects, and writes
+//!    finalize(result) to *out.
+//!  - two_pass_partials: partials[b] = block b's partial.
+//!  - atomic: merges each partial into *atomic_slot; the last block to finish (acq_rel counter)
+//!    writes finalize(*atomic_slot) to *out.
 template <device_shape Shape, int BlockThreads, class Reducer, class Source>
-__global__ void __launch_bounds__(BlockThreads)
+__global__ void __launch_bounds__(BlockThreads, whole_min_blocks_per_sm<typename Reducer::acc_type>::value)
     reduce_whole_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
-                        unsigned* blocks_done, typename Reducer::result_type* out, warp_algorithm w) {
+                        unsigned long long* slots, control_block* control, typename Reducer::result_type* out,
+                        warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
+  __shared__ unsigned ticket;
   __shared__ bool is_last;
+  __shared__ Acc own;
+  // The ticket's round trip overlaps the loads below; it is read after block_reduce's barrier.
+  if (Shape == device_shape::single_pass && gridDim.x > 1 && threadIdx.x == 0) ticket = atomicAdd(&control->tickets, 1u);
   Acc a = fold_share<vectors_in_flight>(red, src, n, head, std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x,
                                         std::uint64_t(gridDim.x) * BlockThreads, red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, w);
@@ -96,43 +144,36 @@ __global__ void __launch_bounds__(BlockThreads)
   }
   if constexpr (Shape == device_shape::two_pass_partials) {
     if (threadIdx.x == 0) partials[blockIdx.x] = a;
+  } else if constexpr (Shape == device_shape::single_pass) {
+    __syncthreads();  // publishes `ticket`; warp 0 is done with smem
+    if (ticket != gridDim.x - 1) {
+      if (threadIdx.x == 0) publish_partial(a, blockIdx.x, partials, slots);
+      return;
+    }
+    if (threadIdx.x == 0) own = a;
+    __syncthreads();
+    a = red.identity();
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += BlockThreads)
+      a = red.combine(a, b == blockIdx.x ? own : collect_partial(b, partials, slots));
+    a = block_reduce<BlockThreads>(red, a, smem, w);
+    if (threadIdx.x == 0) {
+      *out = red.finalize(a);
+      control->tickets = 0;  // every ticket has been taken
+    }
   } else {
     if (threadIdx.x == 0) {
-      if constexpr (Shape == device_shape::atomic) atomic_merge<Reducer>(reinterpret_cast<Acc*>(partials), a);
-      else partials[blockIdx.x] = a;
-      // acq_rel: releases this block's partial with the count and, for the last block, acquires
-      // every other block's. One RMW instead of two full fences (__threadfence is fence.sc.gpu).
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);
+      atomic_merge<Reducer>(reinterpret_cast<Acc*>(control->atomic_slot), a);
+      // acq_rel: releases this block's merge with the count and, for the last block, acquires
+      // every other block's.
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(control->blocks_done);
       is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
     }
-    __syncthreads();  // extends thread 0's acquire to the block; partials are then read from L2
-    if (!is_last) return;
-    if constexpr (Shape == device_shape::atomic) {
-      if (threadIdx.x == 0) {
-        Acc* slot = reinterpret_cast<Acc*>(partials);
-        *out = red.finalize(load_coherent(slot));
-        *slot = Acc(0);
-        *blocks_done = 0;
-      }
-    } else {
-      // Up to 4 partials per thread loaded before any is combined, so the L2 round trips overlap.
-      constexpr int per_thread = 4;
-      a = red.identity();
-      for (unsigned base = 0; base < gridDim.x; base += per_thread * BlockThreads) {
-        Acc p[per_thread];
-#pragma unroll
-        for (int k = 0; k < per_thread; ++k) {
-          const unsigned i = base + k * BlockThreads + threadIdx.x;
-          p[k] = i < gridDim.x ? load_coherent(partials + i) : red.identity();
-        }
-#pragma unroll
-        for (int k = 0; k < per_thread; ++k) a = red.combine(a, p[k]);
-      }
-      a = block_reduce<BlockThreads>(red, a, smem, w);
-      if (threadIdx.x == 0) {
-        *out = red.finalize(a);
-        *blocks_done = 0;
-      }
+    __syncthreads();
+    if (is_last && threadIdx.x == 0) {
+      Acc* slot = reinterpret_cast<Acc*>(control->atomic_slot);
+      *out = red.finalize(load_coherent(slot));
+      *slot = Acc(0);
+      control->blocks_done = 0;
     }
   }
 }
@@ -151,38 +192,56 @@ __global__ void __launch_bounds__(BlockThreads)
   if (threadIdx.x == 0) *out = red.finalize(a);
 }
 
+//! Blocks of `Kernel` launched with BlockThreads threads that one SM holds at once (registers and
+//! shared memory permitting), asked of the runtime once per kernel. Assumes one GPU model per
+//! process; on another it only shapes the grid less well.
+template <auto Kernel, int BlockThreads>
+int resident_blocks_per_sm() {
+  static const int blocks = [] {
+    int b = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, BlockThreads, 0), "reduce: querying occupancy");
+    return b;
+  }();
+  return blocks;
+}
+
 //! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
-//! fallbacks in execution.hpp); writes finalize(result) to d_out.
+//! fallbacks in execution.hpp); writes finalize(result) to d_out. determinism::fast with
+//! algorithm::automatic takes single_pass too: it is deterministic and, with the collector, at
+//! least as fast as the atomic merge (whose last-block counter costs a second round trip).
 template <class Reducer, class Source>
 void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
                   typename Reducer::result_type* d_out, options o) {
   using Acc = typename Reducer::acc_type;
   using L = chunk_loader<Source>;
+  constexpr int B = whole_block_threads;
   // The vector path needs a source whose arrays share one alignment; otherwise the scalar path.
   bool vectorized = false;
   if constexpr (L::vectorized) vectorized = L::usable(src);
-  std::uint64_t head = 0, per_block = std::uint64_t(block_threads) * vectors_in_flight;
+  std::uint64_t head = 0, per_block = std::uint64_t(B) * vectors_in_flight;
   if constexpr (L::vectorized) {
     if (vectorized) {
       head = vector_head(src, n);
       per_block *= L::width;
     }
   }
-  const unsigned grid = grid_for(s.sm_count, s.cc_major, n, per_block);
-
-  device_shape shape = device_shape::single_pass;
-  if (o.algo == algorithm::two_pass) shape = device_shape::two_pass_partials;
+  device_shape shape = o.algo == algorithm::two_pass ? device_shape::two_pass_partials : device_shape::single_pass;
   if constexpr (has_atomic_merge<Reducer, Acc>()) {
-    if (o.det == determinism::fast && (o.algo == algorithm::atomic || o.algo == algorithm::automatic)) shape = device_shape::atomic;
+    if (o.det == determinism::fast && o.algo == algorithm::atomic) shape = device_shape::atomic;
   }
 
-  unsigned* blocks_done = &s.control->blocks_done;
-  Acc* partials = shape == device_shape::atomic ? reinterpret_cast<Acc*>(s.control->atomic_slot)
-                  : grid > 1                    ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc)))
-                                                : nullptr;
   auto launch = [&](auto shape_tag, const auto& source) {
     constexpr device_shape S = decltype(shape_tag)::value;
-    reduce_whole_kernel<S, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials, blocks_done, d_out, o.warp);
+    constexpr auto kernel = reduce_whole_kernel<S, B, Reducer, std::decay_t<decltype(source)>>;
+    const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, per_block);
+    Acc* partials = nullptr;
+    if (grid > 1 && (S == device_shape::two_pass_partials || sizeof(Acc) > 4)) partials = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
+    kernel<<<grid, B, 0, s.stream>>>(red, source, n, head, partials, s.partial_slots, s.control, d_out, o.warp);
+    check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
+    if (S == device_shape::two_pass_partials && grid > 1) {
+      reduce_partials_kernel<B><<<1, B, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
+      check_cuda(cudaGetLastError(), "reduce: launching the second pass");
+    }
   };
   auto run = [&](const auto& source) {
     switch (shape) {
@@ -198,11 +257,6 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     else run(src);
   } else {
     run(src);
-  }
-  check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
-  if (shape == device_shape::two_pass_partials && grid > 1) {
-    reduce_partials_kernel<block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
-    check_cuda(cudaGetLastError(), "reduce: launching the second pass");
   }
 }
 

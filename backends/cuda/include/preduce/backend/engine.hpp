@@ -9,9 +9,11 @@
 
 #include <preduce/execution.hpp>
 
-#include "device_batched.cuh"
 #include "device_binned.cuh"
+#include "device_columns.cuh"
 #include "device_reduce.cuh"
+#include "device_rows.cuh"
+#include "device_segments.cuh"
 
 namespace preduce {
 namespace backend {
@@ -28,37 +30,34 @@ struct engine {
     else reduce_whole(s, red, src, n, d_out, o);
   }
 
+  //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
+  //! device_columns.cuh, device_segments.cuh); all are run_to_run deterministic, except that a
+  //! single column is the whole-array reduction, where determinism::fast may use atomics.
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    if (rows == 0) return;
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, 1);
-    reduce_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride, o.warp);
-    check_cuda(cudaGetLastError(), "reduce_rows: launch");
+    enqueue_rows(s, red, src, rows, cols, d_out, out_stride, o);
   }
 
   template <class Reducer, class Source>
   static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
-                      typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+                      typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    if (cols == 0) return;
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    reduce_columns_kernel<<<grid_for(s.sm_count, s.cc_major, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
-    check_cuda(cudaGetLastError(), "reduce_columns: launch");
+    enqueue_columns(s, red, src, rows, cols, d_out, out_stride, o);
   }
 
   template <class Reducer, class Source, class Off>
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    if (segments == 0) return;
     detail::queue_state& s = q.state();
     device_guard g(s.device);
-    device_status* status = &s.control->status;
-    s.may_have_device_status = true;
-    check_offsets_kernel<<<grid_for(s.sm_count, s.cc_major, segments + 1, block_threads), block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
-    check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
-    const unsigned grid = grid_for(s.sm_count, s.cc_major, segments, 1);
-    reduce_segments_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, d_offsets, segments, d_out, out_stride, status, o.warp);
-    check_cuda(cudaGetLastError(), "reduce_segments: launch");
+    enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
   }
 };
 

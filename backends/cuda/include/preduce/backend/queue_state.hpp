@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <preduce/execution.hpp>
 
@@ -21,12 +22,13 @@ struct device_status {
   unsigned long long position;  //!< first offending position (e.g. offset index)
 };
 
-//! The fixed per-queue control block in device memory, zeroed once at creation. The single-pass
-//! kernels leave `blocks_done` and `atomic_slot` at zero when they finish, so no call needs a
-//! memset before it (and a captured CUDA graph replays correctly).
+//! The fixed per-queue control block in device memory, zeroed once at creation. The whole-array
+//! kernels leave `tickets`, `blocks_done` and `atomic_slot` at zero when they finish, so no call
+//! needs a memset before it (and a captured CUDA graph replays correctly).
 struct control_block {
   device_status status;
-  unsigned int blocks_done;                   //!< last-block-done counter of the single-pass kernels
+  unsigned int tickets;                       //!< start tickets of the single-pass kernel
+  unsigned int blocks_done;                   //!< last-block-done counter of the atomic kernel
   alignas(16) unsigned char atomic_slot[16];  //!< the atomic kernels' accumulator (identity: zero bits)
   //! The sync forms' result slot (largest result: reproducible_partial<moments_result<A>>, 120 bytes).
   alignas(16) unsigned char result[128];
@@ -49,16 +51,32 @@ struct queue_state {
   void* pinned_result = nullptr;              //!< pinned host memory for results, as large as the slot
   bool may_have_device_status = false;        //!< a kernel that can raise a status was queued
 
-  void* workspace = nullptr;  //!< grown on demand, stream-ordered
+  //! One 8-byte publication slot per block of the single-pass kernel (at most
+  //! whole_grid_cap blocks), zeroed at creation and left zeroed by every launch.
+  unsigned long long* partial_slots = nullptr;
+  unsigned whole_grid_cap = 0;
+
+  void* workspace = nullptr;  //!< see scratch()
   std::size_t workspace_bytes = 0;
+  void* counters = nullptr;  //!< unsigned counters, zero between kernels (see zeroed_counters)
+  std::size_t counter_bytes = 0;
+  std::vector<void*> retired_blocks;  //!< outgrown scratch and counters, freed with the queue
 
   queue_state(int device, cudaStream_t stream, bool owns_stream);
   ~queue_state();
   queue_state(const queue_state&) = delete;
   queue_state& operator=(const queue_state&) = delete;
 
-  //! At least `bytes` of device scratch, valid for work enqueued on this queue afterwards.
+  //! At least `bytes` of device scratch for work enqueued on this queue afterwards. Outgrown
+  //! blocks are kept until the queue dies, so a CUDA graph captured from this queue stays valid
+  //! for the queue's lifetime, whatever later calls need (its replays must be ordered with the
+  //! queue's other work, which shares the scratch). Growing works during stream capture.
   void* scratch(std::size_t bytes);
+  //! At least `count` device counters, zero for work enqueued on this queue afterwards, for
+  //! kernels that find the last of several blocks (or warps) per result and leave them zero
+  //! again, so no call needs a memset (and a captured graph replays). Grows like scratch (and
+  //! during stream capture); newly allocated counters are cleared at once, outside the stream.
+  unsigned* zeroed_counters(std::size_t count);
   //! Waits for the stream and throws for a device fault or a raised device status.
   void synchronize_and_check();
 };

@@ -33,6 +33,7 @@ struct chunk_loader<detail::array_source<T>, std::enable_if_t<vector_bytes % siz
   using element = T;
   static constexpr bool vectorized = true;
   static constexpr int width = vector_bytes / int(sizeof(T));  //!< elements per vector
+  static constexpr int loads_per_vector = 1;                     //!< 16-byte loads per vector
   static constexpr bool always_usable = true;
   static const void* base(const source& s) { return s.x; }
   static bool usable(const source&) { return true; }
@@ -49,6 +50,7 @@ struct chunk_loader<detail::pair_source<T>, std::enable_if_t<vector_bytes % size
   using element = detail::pair_of<T>;
   static constexpr bool vectorized = true;
   static constexpr int width = vector_bytes / int(sizeof(T));
+  static constexpr int loads_per_vector = 2;
   static constexpr bool always_usable = false;
   static const void* base(const source& s) { return s.x; }
   static bool usable(const source& s) {
@@ -71,6 +73,7 @@ struct chunk_loader<detail::transform_source<detail::array_source<T>, F>, std::e
   using element = typename source::value_type;
   static constexpr bool vectorized = true;
   static constexpr int width = vector_bytes / int(sizeof(T));
+  static constexpr int loads_per_vector = 1;
   static constexpr bool always_usable = true;
   static const void* base(const source& s) { return s.s.x; }
   static bool usable(const source&) { return true; }
@@ -120,32 +123,39 @@ __device__ __forceinline__ Acc fold_chunk(const Reducer& red, Acc a, const E (&e
 }
 
 //! Folds into `a` the share of src[0..n) owned by thread g of `threads`, in this order: head
-//! element g (if g < head); body vectors v = g, g + threads, ... (Unroll of them loaded before
-//! any is folded, so Unroll * 16 bytes are in flight per thread); tail element
-//! head + vectors*width + g (if below n). Requires: head == vector_head(src, n) and, when the
-//! loader is vectorized, loader::usable(src). The order is fixed for (n, head, threads), which
-//! makes results run_to_run deterministic.
+//! element g (if g < head); body vectors v = g, g + threads, ... (Unroll 16-byte loads issued
+//! before any is folded, the last partial round too: Unroll / loads_per_vector element vectors,
+//! so Unroll * 16 bytes are in flight per thread); tail element head + vectors*width + g (if
+//! below n). Requires: head == vector_head(src, n) and, when the loader is vectorized,
+//! loader::usable(src). The order is fixed for (n, head, threads), which makes results
+//! run_to_run deterministic.
 template <int Unroll, class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& red, const Source& src, std::uint64_t n,
                                                                  std::uint64_t head, std::uint64_t g, std::uint64_t threads,
                                                                  typename Reducer::acc_type a) {
   using L = chunk_loader<Source>;
   if constexpr (L::vectorized) {
+    // Unroll counts 16-byte loads; a source of two arrays issues two per element vector.
+    constexpr int U = Unroll / L::loads_per_vector > 0 ? Unroll / L::loads_per_vector : 1;
     constexpr int W = L::width;
     if (g < head) a = red.combine(a, red.lift(src[g], g));
     const std::uint64_t vectors = (n - head) / W;
     std::uint64_t v = g;
-    for (; v + (Unroll - 1) * threads < vectors; v += Unroll * threads) {
-      typename L::element e[Unroll][W];
+    for (; v + (U - 1) * threads < vectors; v += U * threads) {
+      typename L::element e[U][W];
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) L::load(src, head + (v + u * threads) * W, e[u]);
+      for (int u = 0; u < U; ++u) L::load(src, head + (v + u * threads) * W, e[u]);
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) a = fold_chunk(red, a, e[u], head + (v + u * threads) * W);
+      for (int u = 0; u < U; ++u) a = fold_chunk(red, a, e[u], head + (v + u * threads) * W);
     }
-    for (; v < vectors; v += threads) {
-      typename L::element e[W];
-      L::load(src, head + v * W, e);
-      a = fold_chunk(red, a, e, head + v * W);
+    {  // the last, partial round (fewer than U vectors): its loads in flight together too
+      typename L::element e[U][W];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (v + u * threads < vectors) L::load(src, head + (v + u * threads) * W, e[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (v + u * threads < vectors) a = fold_chunk(red, a, e[u], head + (v + u * threads) * W);
     }
     const std::uint64_t t = head + vectors * W + g;
     if (t < n) a = red.combine(a, red.lift(src[t], t));
@@ -158,7 +168,15 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) a = red.combine(a, red.lift(e[u], i + u * threads));
     }
-    for (; i < n; i += threads) a = red.combine(a, red.lift(src[i], i));
+    {  // the last, partial round
+      typename Source::value_type e[Unroll];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (i + u * threads < n) e[u] = src[i + u * threads];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u)
+        if (i + u * threads < n) a = red.combine(a, red.lift(e[u], i + u * threads));
+    }
   }
   return a;
 }

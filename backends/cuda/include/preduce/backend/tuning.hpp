@@ -1,39 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: launch shapes, one table per architecture. Each entry says what chose it.
-// Evidence so far (bench/results/h200-cuda-*.json, 2026-11-21): with these values, f32 sum at
-// 2^28 runs at 4435 GB/s on an H200, 100.8% of the read ceiling measured in the same run (CUB:
-// 100.7%), and f32/f64/i32 plus, min, max, argmax and dot at 2^28 at 98-103%. Alternatives have
-// not been measured yet, and sm_80 has not run at all: these are first choices, not a sweep.
+// preduce cuda: launch shapes, one table per architecture. Each entry says what chose it; the
+// measurements are in bench/results/ (H200; sm_80 has not run at all, so its entries are the
+// sm_90 choices, unmeasured).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+#include <preduce/types.hpp>
 
 namespace preduce {
 namespace backend {
 
-//! The launch shape of the whole-array kernels on one architecture.
-struct reduce_policy {
-  int blocks_per_sm;  //!< grid = min(blocks the input needs, SMs x this)
-};
-
-//! Threads per block of every kernel: 8 warps keep the block reduction to one barrier and let
-//! 8 blocks (2048 threads, the sm_80/sm_90 maximum) share an SM.
+//! Threads per block of the batched kernels: 8 warps keep the block reduction to one barrier
+//! and let 8 blocks (2048 threads, the sm_80/sm_90 maximum) share an SM.
 constexpr int block_threads = 256;
-//! 16-byte vectors each thread loads before folding any (64 bytes in flight per thread, 128 KiB
-//! per SM at full occupancy).
-constexpr int vectors_in_flight = 4;
-//! sm_90 (H100/H200): a full SM of resident blocks (H200: 4435 GB/s, 100.8% of the measured
-//! ceiling @ 2^28 f32 sum). sm_80 (A100): the same, unmeasured.
-constexpr reduce_policy policy_sm80{8};
-constexpr reduce_policy policy_sm90{8};
+//! Resident blocks per SM the batched kernels' grids are capped at (one full wave).
+constexpr int batched_blocks_per_sm = 8;
 
-inline reduce_policy policy_for(int cc_major) { return cc_major >= 9 ? policy_sm90 : policy_sm80; }
+//! The whole-array kernel's launch shape: 512 threads, at most 4 blocks per SM (one full wave of
+//! 2048 threads), each thread loading `vectors_in_flight` 16-byte vectors before folding any
+//! (64 bytes in flight per thread, 128 KiB per SM).
+//! Evidence (bench/results/h200-cuda-whole-shapes.txt: f32 sum, graph replays over rotating
+//! buffers, us per call), single-pass with the start-ticket collector at 256x8 / 512x4 / 1024x2
+//! threads x blocks per SM:
+//!   2^16: 2.41 / 2.38 / 2.47    2^20: 3.46 / 3.50 / 3.77    2^22: 7.11 / 6.21 / 6.44
+//!   2^24: 18.08 / 17.51 / 17.39  2^26: 61.64 / 60.66 / 60.29  2^28: 234.59 / 233.74 / 232.32
+//! 512x4 is within 1% of the best shape from 2^22 up and best or near it below; 1024x2 loses
+//! 8% at 2^20; 256x8's 1056 blocks cost 15% at 2^22 (more partials, more contention).
+//! With 512x4 and the grid capped by measured occupancy, f32 sum at 2^28 reads at 100.3% of
+//! the ceiling preduce-bench measured (bench/results/h200-cuda-*.json).
+constexpr int whole_block_threads = 512;
+constexpr int whole_blocks_per_sm = 4;
+constexpr int vectors_in_flight = 4;
+
+//! The minimum blocks per SM the whole-array kernel's __launch_bounds__ asks of ptxas for an
+//! accumulator type: 1 (no register cap) except argmin/argmax (arg<T>), whose kernels ptxas gave
+//! 40 registers, so 3 blocks of 512 fit per SM instead of 4. Capped at 32 registers (ptxas -v:
+//! 36 bytes of spill for f32), argmax at 2^28 on an H200 (graph timer, CUB in the same run) went
+//! from 91.1% of the read ceiling (0.93x CUB, bench/results/h200-cuda-ops-f32.json) to 94.4%
+//! (0.96x, h200-cuda-args-minmax.json); f64 0.95x -> 0.98x, bf16 0.71x -> 0.77x.
+template <class Acc>
+struct whole_min_blocks_per_sm : std::integral_constant<int, 1> {};
+template <class T>
+struct whole_min_blocks_per_sm<arg<T>> : std::integral_constant<int, whole_blocks_per_sm> {};
+
+//! Most blocks a whole-array launch uses on a device (the size of its partial slots).
+inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
+
+//! Blocks of the whole-array kernel for n elements at `per_block` elements a block: one wave,
+//! at most whole_blocks_per_sm or, if fewer fit (registers), `resident_per_sm` blocks per SM, so
+//! every block runs at once and none waits for a second wave. At least 1.
+inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, std::uint64_t per_block) {
+  const int per_sm = resident_per_sm < 1 ? 1 : (resident_per_sm < whole_blocks_per_sm ? resident_per_sm : whole_blocks_per_sm);
+  const std::uint64_t needed = (n + per_block - 1) / per_block, cap = std::uint64_t(sm_count) * per_sm;
+  return unsigned(needed < 1 ? 1 : (needed < cap ? needed : cap));
+}
 
 //! Blocks for `work_items` items at `per_block` items a block, capped at one full wave of
 //! resident blocks (the kernels grid-stride over the rest); at least 1.
 inline unsigned grid_for(int sm_count, int cc_major, std::uint64_t work_items, std::uint64_t per_block) {
   const std::uint64_t needed = (work_items + per_block - 1) / per_block;
-  const std::uint64_t resident = std::uint64_t(sm_count) * policy_for(cc_major).blocks_per_sm;
+  (void)cc_major;  // one shape on sm_80 and sm_90 so far
+  const std::uint64_t resident = std::uint64_t(sm_count) * batched_blocks_per_sm;
   return unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
 }
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce kokkos: many results per call: rows and columns of a row-major matrix and variable
-// segments, each by a thread, a team or (for a few long rows) the whole-array kernel.
+// segments. Each shape picks its policy from the lengths (see enqueue_rows, enqueue_columns,
+// enqueue_segments): a thread, a thread's vector lanes, or a team per row; rows split into parts
+// when there are too few of them to fill the device; column tiles and row parts for columns;
+// merge-path parts of equal work for segments, so one huge segment among many tiny ones is
+// spread over many teams. Partial results are always combined in a fixed order (run_to_run).
 #pragma once
 
 #include <cstdint>
@@ -27,17 +31,36 @@ inline std::uint64_t concurrency(const detail::queue_state& s) {
 #endif
 }
 
-//! Reads src[base + i]: one row of a larger source as an array of its own, so the lifted
-//! index is the column within the row.
-template <class Source>
-struct shifted_source {
-  Source src;
-  std::uint64_t base;
-  KOKKOS_INLINE_FUNCTION auto operator[](std::uint64_t i) const { return src[base + i]; }
-};
+//! Independent workers of the device: CPU threads, or teams of team_threads_estimate on GPUs.
+inline std::uint64_t workers(const detail::queue_state& s) {
+  const std::uint64_t w = concurrency(s) / std::uint64_t(team_threads_estimate);
+  return w < 1 ? 1 : w;
+}
 
-//! Rows by thread. Requires: one iteration per row, src holds rows * cols elements. Iteration
-//! r writes out[r * stride] = finalize(fold of row r), lifting each element with its column.
+inline int league_for(std::uint64_t items) { return int(items < std::uint64_t(max_league) ? items : std::uint64_t(max_league)); }
+
+inline std::uint64_t divide_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+//! Folds src[first + j] for j < count, lifted with index index0 + j, as a nested reduction over
+//! `range` (a TeamThreadRange or ThreadVectorRange of count iterations). Every thread (lane)
+//! taking part gets the result.
+template <class Range, class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION typename Reducer::acc_type nested_fold(const Range& range, const Reducer& red, const Source& src,
+                                                              std::uint64_t first, std::uint64_t index0) {
+  using acc_type = typename Reducer::acc_type;
+  acc_type acc;
+  Kokkos::parallel_reduce(
+      range, [&](std::int64_t j, acc_type& a) { a = red.combine(a, red.lift(src[first + std::uint64_t(j)], index0 + std::uint64_t(j))); },
+      kokkos_reducer<Reducer>(red, acc));
+  return acc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+// ---------------------------------------------------------------------------------------------
+
+//! Rows by thread. Requires: one iteration per row. Iteration r writes out[r * stride] =
+//! finalize(fold of row r), each element lifted with its column.
 template <class Reducer, class Source>
 struct rows_by_thread {
   Reducer red;
@@ -48,6 +71,33 @@ struct rows_by_thread {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t row) const {
     const std::uint64_t base = std::uint64_t(row) * cols;
     out[std::uint64_t(row) * stride] = red.finalize(serial_fold(red, red.identity(), src, base, cols, 0));
+  }
+};
+
+//! Short rows on GPUs, the sub-warp shape: team t takes the chunks of rows_per_team rows t, t +
+//! league, ...; each row of a chunk goes to one team thread (TeamThreadRange) and its elements to
+//! that thread's vector lanes (ThreadVectorRange; vector_length 2^ceil(log2 cols) <= 32 set by
+//! the policy). One lane writes out[r * stride] = finalize(row r), elements lifted with their
+//! column.
+template <class Reducer, class Source>
+struct rows_by_vector {
+  using acc_type = typename Reducer::acc_type;
+  Reducer red;
+  Source src;
+  std::uint64_t rows, cols, rows_per_team;
+  typename Reducer::result_type* out;
+  std::uint64_t stride;
+  KOKKOS_INLINE_FUNCTION void operator()(const team_member& team) const {
+    const std::uint64_t chunks = divide_up(rows, rows_per_team);
+    for (std::uint64_t c = std::uint64_t(team.league_rank()); c < chunks; c += std::uint64_t(team.league_size())) {
+      const std::uint64_t first = c * rows_per_team;
+      const std::uint64_t count = rows - first < rows_per_team ? rows - first : rows_per_team;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, std::int64_t(count)), [&](std::int64_t k) {
+        const std::uint64_t r = first + std::uint64_t(k);
+        const acc_type acc = nested_fold(Kokkos::ThreadVectorRange(team, std::int64_t(cols)), red, src, r * cols, 0);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { out[r * stride] = red.finalize(acc); });
+      });
+    }
   }
 };
 
@@ -64,16 +114,113 @@ struct rows_by_team {
   std::uint64_t stride;
   KOKKOS_INLINE_FUNCTION void operator()(const team_member& team) const {
     for (std::uint64_t r = std::uint64_t(team.league_rank()); r < rows; r += std::uint64_t(team.league_size())) {
-      const std::uint64_t base = r * cols;
-      acc_type acc;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, std::int64_t(cols)),
-          [&](std::int64_t j, acc_type& a) { a = red.combine(a, red.lift(src[base + std::uint64_t(j)], std::uint64_t(j))); },
-          kokkos_reducer<Reducer>(red, acc));
+      const acc_type acc = nested_fold(Kokkos::TeamThreadRange(team, std::int64_t(cols)), red, src, r * cols, 0);
       Kokkos::single(Kokkos::PerTeam(team), [&]() { out[r * stride] = red.finalize(acc); });
     }
   }
 };
+
+//! Few long rows, each cut into `parts` parts of part_len columns (the last one shorter).
+//! Work item i = r * parts + p (r = row, p = part) folds columns [p * part_len, min(cols, (p +
+//! 1) * part_len)) of row r, lifted with their column, into partial[i]: in order by one thread
+//! (range policy, one iteration per item), or as a TeamThreadRange reduction (team policy,
+//! team t taking items t, t + league, ...). fold_parts then combines each row's parts in order.
+template <class Reducer, class Source>
+struct row_parts {
+  using acc_type = typename Reducer::acc_type;
+  Reducer red;
+  Source src;
+  std::uint64_t rows, cols, parts, part_len;
+  acc_type* partial;
+  KOKKOS_INLINE_FUNCTION std::uint64_t first_of(std::uint64_t item) const { return (item % parts) * part_len; }
+  KOKKOS_INLINE_FUNCTION std::uint64_t length_of(std::uint64_t item) const {
+    const std::uint64_t first = first_of(item);
+    return cols - first < part_len ? cols - first : part_len;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const std::uint64_t i = std::uint64_t(item), first = first_of(i);
+    partial[i] = serial_fold(red, red.identity(), src, (i / parts) * cols + first, length_of(i), first);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const team_member& team) const {
+    for (std::uint64_t i = std::uint64_t(team.league_rank()); i < rows * parts; i += std::uint64_t(team.league_size())) {
+      const std::uint64_t first = first_of(i);
+      const acc_type acc = nested_fold(Kokkos::TeamThreadRange(team, std::int64_t(length_of(i))), red, src, (i / parts) * cols + first, first);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { partial[i] = acc; });
+    }
+  }
+};
+
+//! Combines parts in a fixed order. Requires: one iteration per result; partial[i *
+//! item_stride + p * part_stride] is part p of result i. Iteration i writes out[i * stride] =
+//! finalize(part 0 combined with part 1, then part 2, ...).
+template <class Reducer>
+struct fold_parts {
+  using acc_type = typename Reducer::acc_type;
+  Reducer red;
+  const acc_type* partial;
+  std::uint64_t parts, item_stride, part_stride;
+  typename Reducer::result_type* out;
+  std::uint64_t stride;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t item) const {
+    const acc_type* p = partial + std::uint64_t(item) * item_stride;
+    acc_type acc = p[0];
+    for (std::uint64_t k = 1; k < parts; ++k) acc = red.combine(acc, p[k * part_stride]);
+    out[std::uint64_t(item) * stride] = red.finalize(acc);
+  }
+};
+
+//! Parts per row: 1 when the rows alone keep every worker busy; otherwise enough for about two
+//! items per worker, each at least min_part elements (CPUs: host_part_items, so a single thread
+//! still splits one long row, which exercises this path on Serial builds; GPUs: gpu_part_items).
+inline std::uint64_t row_parts_for(std::uint64_t rows, std::uint64_t cols, std::uint64_t workers) {
+  const std::uint64_t min_part = host_shapes ? host_part_items : gpu_part_items;
+  if (rows >= 2 * workers || cols < 2 * min_part) return 1;
+  const std::uint64_t wanted = host_shapes ? divide_up(cols, min_part) : divide_up(2 * workers, rows);
+  const std::uint64_t most = cols / min_part;
+  return wanted < most ? wanted : most;
+}
+
+//! Enqueues out[r * stride] = reduction of row r, r < rows (rows >= 1). Shapes: few long rows
+//! are cut into parts (row_parts, then fold_parts); otherwise a thread per row on CPUs; on GPUs
+//! a thread's vector lanes per row below short_row columns, else a team per row.
+template <class Reducer, class Source>
+void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                  typename Reducer::result_type* out, std::uint64_t stride) {
+  using acc_type = typename Reducer::acc_type;
+  const std::uint64_t parts = row_parts_for(rows, cols, workers(s));
+  if (parts > 1) {
+    const std::uint64_t part_len = divide_up(cols, parts);
+    acc_type* partial = static_cast<acc_type*>(s.workspace(rows * parts * sizeof(acc_type)));
+    const row_parts<Reducer, Source> work{red, src, rows, cols, parts, part_len, partial};
+    if constexpr (host_shapes) {
+      Kokkos::parallel_for("preduce_row_parts", range_policy(s.exec, 0, std::int64_t(rows * parts)), work);
+    } else {
+      Kokkos::parallel_for("preduce_row_parts", team_policy(s.exec, league_for(rows * parts), Kokkos::AUTO), work);
+    }
+    Kokkos::parallel_for("preduce_row_parts_fold", range_policy(s.exec, 0, std::int64_t(rows)),
+                         fold_parts<Reducer>{red, partial, parts, parts, 1, out, stride});
+    return;
+  }
+  if constexpr (!host_shapes) {
+    if (cols < short_row) {
+      int lanes = 1;
+      while (std::uint64_t(lanes) < cols) lanes *= 2;
+      const std::uint64_t rows_per_team = std::uint64_t(team_threads_estimate / lanes);
+      Kokkos::parallel_for("preduce_rows", team_policy(s.exec, league_for(divide_up(rows, rows_per_team)), Kokkos::AUTO, lanes),
+                           rows_by_vector<Reducer, Source>{red, src, rows, cols, rows_per_team, out, stride});
+    } else {
+      Kokkos::parallel_for("preduce_rows", team_policy(s.exec, league_for(rows), Kokkos::AUTO),
+                           rows_by_team<Reducer, Source>{red, src, rows, cols, out, stride});
+    }
+    return;
+  }
+  Kokkos::parallel_for("preduce_rows", range_policy(s.exec, 0, std::int64_t(rows)),
+                       rows_by_thread<Reducer, Source>{red, src, cols, out, stride});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Columns
+// ---------------------------------------------------------------------------------------------
 
 //! Columns by tile of `column_tile` columns and, when the columns alone cannot fill the
 //! device, by part of the rows. Requires: tiles * parts iterations; iteration i takes tile
@@ -117,24 +264,37 @@ struct columns_by_tile {
   }
 };
 
-//! Second pass of split columns. Requires: one iteration per column; partial holds parts rows
-//! of cols accumulators. Iteration c writes out[c * stride] = finalize(partial[0][c] combined
-//! with partial[1][c], ... in part order).
-template <class Reducer>
-struct columns_fold {
+//! Enqueues out[c * stride] = reduction of column c, c < cols (cols >= 1). Splits the rows
+//! into parts (fold_parts combines them in order) only when the column tiles cannot fill the
+//! device; the split depends on the shape and the device, so results stay run_to_run.
+template <class Reducer, class Source>
+void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                     typename Reducer::result_type* out, std::uint64_t stride) {
   using acc_type = typename Reducer::acc_type;
-  Reducer red;
-  const acc_type* partial;
-  std::uint64_t cols, parts;
-  typename Reducer::result_type* out;
-  std::uint64_t stride;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t column) const {
-    const std::uint64_t c = std::uint64_t(column);
-    acc_type acc = partial[c];
-    for (std::uint64_t p = 1; p < parts; ++p) acc = red.combine(acc, partial[p * cols + c]);
-    out[c * stride] = red.finalize(acc);
+  const std::uint64_t tiles = divide_up(cols, column_tile);
+  const std::uint64_t threads = concurrency(s);
+  std::uint64_t parts = 1;
+  if (tiles < threads) {
+    const std::uint64_t wanted = divide_up(threads, tiles), most = rows / min_rows_per_part;
+    parts = wanted < most ? wanted : most;
+    if (parts == 0) parts = 1;
   }
-};
+  const std::uint64_t rows_per_part = divide_up(rows, parts);
+  if (parts == 1) {
+    Kokkos::parallel_for("preduce_columns", range_policy(s.exec, 0, std::int64_t(tiles)),
+                         columns_by_tile<Reducer, Source, true>{red, src, rows, cols, tiles, rows_per_part, out, stride, nullptr});
+    return;
+  }
+  acc_type* partial = static_cast<acc_type*>(s.workspace(parts * cols * sizeof(acc_type)));
+  Kokkos::parallel_for("preduce_columns", range_policy(s.exec, 0, std::int64_t(tiles * parts)),
+                       columns_by_tile<Reducer, Source, false>{red, src, rows, cols, tiles, rows_per_part, out, stride, partial});
+  Kokkos::parallel_for("preduce_columns_fold", range_policy(s.exec, 0, std::int64_t(cols)),
+                       fold_parts<Reducer>{red, partial, parts, 1, cols, out, stride});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Segments
+// ---------------------------------------------------------------------------------------------
 
 //! Finds the first bad offset. Requires: segments + 1 iterations, offsets[0..segments]
 //! readable. Position i is bad when offsets[0] < 0 (i = 0), offsets[i] < offsets[i - 1], or
@@ -168,120 +328,194 @@ KOKKOS_INLINE_FUNCTION bool offsets_ok(device_status* status, bool report) {
   return bad == npos;
 }
 
-//! Segments by thread. Requires: one iteration per segment; offsets already checked into
-//! status->call_bad_offset. When the check failed, writes nothing (iteration 0 records the
-//! error); otherwise iteration s writes out[s * stride] = finalize(fold of
-//! src[offsets[s] .. offsets[s + 1])), elements lifted with their offset in the segment.
-template <class Reducer, class Source, class Off>
-struct segments_by_thread {
-  Reducer red;
-  Source src;
+//! The merge path over checked offsets: the input read as one sequence of items, each
+//! segment's elements followed by one item for its end (item off(s + 1) - base + s, base =
+//! offsets[0]), cut into parts of per_part items. Part p holds items [p * per_part, (p + 1) *
+//! per_part).
+template <class Off>
+struct merge_path {
   const Off* offsets;
-  typename Reducer::result_type* out;
-  std::uint64_t stride;
-  device_status* status;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t segment) const {
-    if (!offsets_ok(status, segment == 0)) return;
-    const std::uint64_t begin = std::uint64_t(offsets[segment]), end = std::uint64_t(offsets[segment + 1]);
-    out[std::uint64_t(segment) * stride] = red.finalize(serial_fold(red, red.identity(), src, begin, end - begin, 0));
+  std::uint64_t segments, per_part;
+
+  //! What part p holds: the complete segments [complete_begin, complete_end) (start and end item
+  //! in the part); when cut_in, the last piece [e0, cut_in_end) of segment s0, which started in an
+  //! earlier part; when cut_out, the first piece [off(s1), e1) of segment s1, which ends in a
+  //! later part (when s1 == s0 and cut_in, the part is a middle piece of s0: cut_in only).
+  struct range {
+    bool empty;
+    std::uint64_t s0, s1, e0, e1, cut_in_end, complete_begin, complete_end;
+    bool cut_in, cut_out;
+  };
+
+  KOKKOS_INLINE_FUNCTION std::uint64_t off(std::uint64_t i) const { return std::uint64_t(offsets[i]); }
+  //! The smallest s in [lo, hi) whose end item is at or after item d, or hi (binary search).
+  KOKKOS_INLINE_FUNCTION std::uint64_t first_end(std::uint64_t base, std::uint64_t d, std::uint64_t lo, std::uint64_t hi) const {
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (off(mid + 1) - base + mid >= d) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+  //! The part holding segment s's item `item` (its first item: off(s) - base + s; its end item:
+  //! off(s + 1) - base + s).
+  KOKKOS_INLINE_FUNCTION std::uint64_t part_of(std::uint64_t item) const { return item / per_part; }
+
+  KOKKOS_INLINE_FUNCTION range of(std::uint64_t p) const {
+    range r{};
+    const std::uint64_t base = off(0), items = off(segments) - base + segments;
+    const std::uint64_t d0 = p * per_part;
+    r.empty = d0 >= items;
+    if (r.empty) return r;
+    const std::uint64_t d1 = items - d0 < per_part ? items : d0 + per_part;
+    r.s0 = first_end(base, d0, 0, segments);
+    r.s1 = d1 == items ? segments : first_end(base, d1, r.s0, segments);
+    r.e0 = base + d0 - r.s0;
+    r.e1 = base + d1 - r.s1;
+    r.cut_in = r.e0 > off(r.s0);
+    const std::uint64_t end0 = off(r.s0 + 1);
+    r.cut_in_end = end0 < r.e1 ? end0 : r.e1;
+    r.complete_begin = r.s0 + (r.cut_in ? 1 : 0);
+    r.complete_end = r.s1;
+    r.cut_out = r.s1 < segments && off(r.s1) < r.e1 && !(r.s1 == r.s0 && r.cut_in);
+    return r;
   }
 };
 
-//! Segments by team: as segments_by_thread, with team t taking segments t, t + league, ...
-//! each as a TeamThreadRange reduction; one thread of team 0 records a failed check.
+//! The merge-path parts. Requires: one iteration (range policy) or one team (team policy,
+//! team t taking parts t, t + league, ...) per part; pieces holds 2 * parts accumulators and
+//! cut parts entries; offsets checked into status->call_bad_offset. When the check failed,
+//! writes nothing (part 0 records the error). Otherwise part p writes out[s * stride] for its
+//! complete segments; pieces[2p] = its cut-in piece, pieces[2p + 1] = its cut-out piece; and
+//! cut[p] = the cut-out segment, or npos. Elements are lifted with their position in the segment.
+//! On teams, complete segments go one per team thread and pieces are TeamThreadRange reductions.
 template <class Reducer, class Source, class Off>
-struct segments_by_team {
+struct segments_by_part {
   using acc_type = typename Reducer::acc_type;
   Reducer red;
   Source src;
-  const Off* offsets;
-  std::uint64_t segments;
+  merge_path<Off> path;
   typename Reducer::result_type* out;
   std::uint64_t stride;
+  acc_type* pieces;
+  std::uint64_t* cut;
+  std::uint64_t parts;
   device_status* status;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t part) const {
+    if (!offsets_ok(status, part == 0)) return;
+    const std::uint64_t p = std::uint64_t(part);
+    const auto r = path.of(p);
+    cut[p] = npos;
+    if (r.empty) return;
+    if (r.cut_in) {
+      const std::uint64_t b = path.off(r.s0);
+      pieces[2 * p] = serial_fold(red, red.identity(), src, r.e0, r.cut_in_end - r.e0, r.e0 - b);
+    }
+    for (std::uint64_t s = r.complete_begin; s < r.complete_end; ++s) {
+      const std::uint64_t b = path.off(s);
+      out[s * stride] = red.finalize(serial_fold(red, red.identity(), src, b, path.off(s + 1) - b, 0));
+    }
+    if (r.cut_out) {
+      const std::uint64_t b = path.off(r.s1);
+      pieces[2 * p + 1] = serial_fold(red, red.identity(), src, b, r.e1 - b, 0);
+      cut[p] = r.s1;
+    }
+  }
+
+  //! acc over src[first + j] for j < count, lifted with index0 + j, by the whole team.
+  KOKKOS_INLINE_FUNCTION acc_type team_fold(const team_member& team, std::uint64_t first, std::uint64_t count,
+                                            std::uint64_t index0) const {
+    return nested_fold(Kokkos::TeamThreadRange(team, std::int64_t(count)), red, src, first, index0);
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const team_member& team) const {
     if (!offsets_ok(status, team.league_rank() == 0 && team.team_rank() == 0)) return;
-    for (std::uint64_t s = std::uint64_t(team.league_rank()); s < segments; s += std::uint64_t(team.league_size())) {
-      const std::uint64_t begin = std::uint64_t(offsets[s]), end = std::uint64_t(offsets[s + 1]);
-      acc_type acc;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, std::int64_t(end - begin)),
-          [&](std::int64_t j, acc_type& a) { a = red.combine(a, red.lift(src[begin + std::uint64_t(j)], std::uint64_t(j))); },
-          kokkos_reducer<Reducer>(red, acc));
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { out[s * stride] = red.finalize(acc); });
+    for (std::uint64_t p = std::uint64_t(team.league_rank()); p < parts; p += std::uint64_t(team.league_size())) {
+      const auto r = path.of(p);
+      if (r.cut_in) {
+        const acc_type acc = team_fold(team, r.e0, r.cut_in_end - r.e0, r.e0 - path.off(r.s0));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { pieces[2 * p] = acc; });
+      }
+      if (!r.empty) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, std::int64_t(r.complete_end - r.complete_begin)), [&](std::int64_t k) {
+          const std::uint64_t s = r.complete_begin + std::uint64_t(k), b = path.off(s);
+          out[s * stride] = red.finalize(serial_fold(red, red.identity(), src, b, path.off(s + 1) - b, 0));
+        });
+      }
+      if (r.cut_out) {
+        const std::uint64_t b = path.off(r.s1);
+        const acc_type acc = team_fold(team, b, r.e1 - b, 0);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          pieces[2 * p + 1] = acc;
+          cut[p] = r.s1;
+        });
+      } else {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { cut[p] = npos; });
+      }
     }
   }
 };
 
-inline int league_for(std::uint64_t items) { return int(items < std::uint64_t(max_league) ? items : std::uint64_t(max_league)); }
-
-//! Enqueues out[r * stride] = reduction of row r, r < rows (rows >= 1).
-template <class Reducer, class Source>
-void reduce_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
-                 typename Reducer::result_type* out, std::uint64_t stride) {
-  const std::uint64_t teams_to_fill = concurrency(s) / team_threads_estimate;
-  if (cols >= long_row && rows < teams_to_fill) {
-    for (std::uint64_t r = 0; r < rows; ++r) reduce_whole(s, red, shifted_source<Source>{src, r * cols}, cols, out + r * stride);
-    return;
-  }
-  if constexpr (!host_shapes) {
-    if (cols >= short_row) {
-      Kokkos::parallel_for("preduce_rows", team_policy(s.exec, league_for(rows), Kokkos::AUTO),
-                           rows_by_team<Reducer, Source>{red, src, rows, cols, out, stride});
-      return;
-    }
-  }
-  Kokkos::parallel_for("preduce_rows", range_policy(s.exec, 0, std::int64_t(rows)),
-                       rows_by_thread<Reducer, Source>{red, src, cols, out, stride});
-}
-
-//! Enqueues out[c * stride] = reduction of column c, c < cols (cols >= 1). Splits the rows
-//! into parts (a second pass folds them in order) only when the column tiles cannot fill the
-//! device; the split depends on the shape and the device, so results stay run_to_run.
-template <class Reducer, class Source>
-void reduce_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
-                    typename Reducer::result_type* out, std::uint64_t stride) {
+//! Combines the pieces of cut segments. Requires: one iteration per part, after
+//! segments_by_part. Iteration p, when cut[p] names segment s (whose first piece is in part p),
+//! writes out[s * stride] = finalize(pieces[2p + 1] combined with pieces[2(p + 1)], ...,
+//! pieces[2q]), q the part holding s's end item. Writes nothing when the offset check failed.
+template <class Reducer, class Off>
+struct cut_segments_fold {
   using acc_type = typename Reducer::acc_type;
-  const std::uint64_t tiles = (cols + column_tile - 1) / column_tile;
-  const std::uint64_t threads = concurrency(s);
-  std::uint64_t parts = 1;
-  if (tiles < threads) {
-    const std::uint64_t wanted = (threads + tiles - 1) / tiles, most = rows / min_rows_per_part;
-    parts = wanted < most ? wanted : most;
-    if (parts == 0) parts = 1;
+  Reducer red;
+  merge_path<Off> path;
+  const acc_type* pieces;
+  const std::uint64_t* cut;
+  typename Reducer::result_type* out;
+  std::uint64_t stride;
+  device_status* status;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t part) const {
+    if (!offsets_ok(status, false)) return;
+    const std::uint64_t p = std::uint64_t(part), s = cut[p];
+    if (s == npos) return;
+    const std::uint64_t last = path.part_of(path.off(s + 1) - path.off(0) + s);
+    acc_type acc = pieces[2 * p + 1];
+    for (std::uint64_t q = p + 1; q <= last; ++q) acc = red.combine(acc, pieces[2 * q]);
+    out[s * stride] = red.finalize(acc);
   }
-  const std::uint64_t rows_per_part = (rows + parts - 1) / parts;
-  if (parts == 1) {
-    Kokkos::parallel_for("preduce_columns", range_policy(s.exec, 0, std::int64_t(tiles)),
-                         columns_by_tile<Reducer, Source, true>{red, src, rows, cols, tiles, rows_per_part, out, stride, nullptr});
-    return;
-  }
-  acc_type* partial = static_cast<acc_type*>(s.workspace(parts * cols * sizeof(acc_type)));
-  Kokkos::parallel_for("preduce_columns", range_policy(s.exec, 0, std::int64_t(tiles * parts)),
-                       columns_by_tile<Reducer, Source, false>{red, src, rows, cols, tiles, rows_per_part, out, stride, partial});
-  Kokkos::parallel_for("preduce_columns_fold", range_policy(s.exec, 0, std::int64_t(cols)),
-                       columns_fold<Reducer>{red, partial, cols, parts, out, stride});
-}
+};
 
 //! Enqueues the offset check, then out[i * stride] = reduction of segment i, i < segments
 //! (segments >= 1), unless the check failed: then nothing is written and the queue's status
-//! records the first bad position for the next synchronizing call.
+//! records the first bad position for the next synchronizing call. Parts hold per_part items
+//! of the merge path (at most n + segments items in all): host_part_items on CPUs; on GPUs
+//! about two per worker team, at least gpu_part_items.
 template <class Reducer, class Source, class Off>
-void reduce_segments(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n, const Off* offsets,
-                     std::uint64_t segments, typename Reducer::result_type* out, std::uint64_t stride) {
+void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n, const Off* offsets,
+                      std::uint64_t segments, typename Reducer::result_type* out, std::uint64_t stride) {
+  using acc_type = typename Reducer::acc_type;
   device_status* status = s.status();
   Kokkos::parallel_reduce("preduce_offsets", range_policy(s.exec, 0, std::int64_t(segments + 1)),
                           offsets_check<Off>{offsets, segments, n},
                           Kokkos::Min<std::uint64_t, memory_space>(Kokkos::View<std::uint64_t, memory_space>(&status->call_bad_offset)));
+  const std::uint64_t items = n + segments;
+  std::uint64_t per_part = host_part_items;
   if constexpr (!host_shapes) {
-    if (n / segments >= short_segment) {
-      Kokkos::parallel_for("preduce_segments", team_policy(s.exec, league_for(segments), Kokkos::AUTO),
-                           segments_by_team<Reducer, Source, Off>{red, src, offsets, segments, out, stride, status});
-      return;
-    }
+    per_part = divide_up(items, 2 * workers(s));
+    if (per_part < gpu_part_items) per_part = gpu_part_items;
   }
-  Kokkos::parallel_for("preduce_segments", range_policy(s.exec, 0, std::int64_t(segments)),
-                       segments_by_thread<Reducer, Source, Off>{red, src, offsets, out, stride, status});
+  const std::uint64_t parts = divide_up(items, per_part);
+  // Workspace: 2 * parts pieces, then parts cut entries (8-byte aligned after the pieces).
+  const std::uint64_t piece_bytes = divide_up(2 * parts * sizeof(acc_type), 8) * 8;
+  unsigned char* space = static_cast<unsigned char*>(s.workspace(piece_bytes + parts * sizeof(std::uint64_t)));
+  acc_type* pieces = reinterpret_cast<acc_type*>(space);
+  std::uint64_t* cut = reinterpret_cast<std::uint64_t*>(space + piece_bytes);
+  const merge_path<Off> path{offsets, segments, per_part};
+  const segments_by_part<Reducer, Source, Off> work{red, src, path, out, stride, pieces, cut, parts, status};
+  if constexpr (host_shapes) {
+    Kokkos::parallel_for("preduce_segments", range_policy(s.exec, 0, std::int64_t(parts)), work);
+  } else {
+    Kokkos::parallel_for("preduce_segments", team_policy(s.exec, league_for(parts), Kokkos::AUTO), work);
+  }
+  Kokkos::parallel_for("preduce_segments_cut", range_policy(s.exec, 0, std::int64_t(parts)),
+                       cut_segments_fold<Reducer, Off>{red, path, pieces, cut, out, stride, status});
 }
 
 }  // namespace backend

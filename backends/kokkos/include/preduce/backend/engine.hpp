@@ -46,21 +46,21 @@ struct engine {
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (rows == 0) return;
-    guarded("reduce_rows", [&] { reduce_rows(q.state(), red, src, rows, cols, d_out, out_stride); });
+    guarded("reduce_rows", [&] { enqueue_rows(q.state(), red, src, rows, cols, d_out, out_stride); });
   }
 
   template <class Reducer, class Source>
   static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                       typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (cols == 0) return;
-    guarded("reduce_columns", [&] { reduce_columns(q.state(), red, src, rows, cols, d_out, out_stride); });
+    guarded("reduce_columns", [&] { enqueue_columns(q.state(), red, src, rows, cols, d_out, out_stride); });
   }
 
   template <class Reducer, class Source, class Off>
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (segments == 0) return;
-    guarded("reduce_segments", [&] { reduce_segments(q.state(), red, src, n, d_offsets, segments, d_out, out_stride); });
+    guarded("reduce_segments", [&] { enqueue_segments(q.state(), red, src, n, d_offsets, segments, d_out, out_stride); });
   }
 };
 

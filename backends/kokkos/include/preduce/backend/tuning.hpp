@@ -32,16 +32,19 @@ inline constexpr std::uint64_t host_block = 2048;
 //! ones, which makes every row step one coalesced read.
 inline constexpr int column_tile = host_shapes ? 16 : 1;
 
-//! GPU rows of fewer columns than this get a thread each instead of a team: a team of a
-//! warp or more would leave most of its threads idle.
+//! GPU rows of fewer columns than this go to a team thread's vector lanes (the sub-warp
+//! shape: vector_length 2^ceil(log2 cols)) instead of a team each, which would leave most of
+//! the team idle.
 inline constexpr std::uint64_t short_row = 32;
 
-//! GPU segments averaging fewer elements than this (n / segments) get a thread each.
-inline constexpr std::uint64_t short_segment = 32;
+//! Elements (or merge-path items) per part on CPUs, where rows too few for the threads are cut
+//! into parts and segments are cut into merge-path parts: 256 KiB of floats, a long stretch for
+//! one thread's prefetchers and enough parts for every thread of a large CPU at 2^28 elements.
+inline constexpr std::uint64_t host_part_items = std::uint64_t(1) << 16;
 
-//! Rows at least this long, when there are too few of them to give every team of the device
-//! one, are reduced one after another with the whole-array kernel, which uses all the device.
-inline constexpr std::uint64_t long_row = std::uint64_t(1) << 16;
+//! Fewest elements (or merge-path items) per part on GPUs: a team of 256 threads then folds at
+//! least 16 elements a thread, so the part's join and its fold pass stay small beside it.
+inline constexpr std::uint64_t gpu_part_items = 4096;
 
 //! Threads a GPU team is assumed to have when deciding whether rows fill the device
 //! (Kokkos::AUTO picks 128 to 256 on NVIDIA and AMD GPUs for these reductions).

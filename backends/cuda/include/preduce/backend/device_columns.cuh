@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: one result per column of a row-major rows x cols matrix. One kernel covers every
+// shape: each lane owns up to 4 consecutive columns (one aligned load per row), a warp reads
+// 32 / lanes rows side by side so narrow matrices still fill it, the warps of a block split the
+// rows of its column tile, and when the columns alone cannot fill the device the rows are split
+// among blocks whose partial columns the tile's last block combines. Element (r, c) is lifted
+// with index r; every split depends only on the shape and the device (run_to_run).
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "cuda_runtime_check.hpp"
+#include "device_batched.cuh"
+#include "device_reduce.cuh"
+#include "queue_state.hpp"
+#include "subwarp_reduce.cuh"
+#include "tuning_batched.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Copies Bytes (4, 8 or 16) from p, which is Bytes-aligned, with one read-only load.
+template <int Bytes>
+__device__ __forceinline__ void load_bytes(const void* p, void* dst) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "load_bytes: 4, 8 or 16 bytes");
+  if constexpr (Bytes == 16) {
+    const uint4 v = __ldg(static_cast<const uint4*>(p));
+    std::memcpy(dst, &v, sizeof v);
+  } else if constexpr (Bytes == 8) {
+    const uint2 v = __ldg(static_cast<const uint2*>(p));
+    std::memcpy(dst, &v, sizeof v);
+  } else {
+    const unsigned v = __ldg(static_cast<const unsigned*>(p));
+    std::memcpy(dst, &v, sizeof v);
+  }
+}
+
+//! How a source serves reduce_columns_kernel: `columns` consecutive elements of one row per
+//! load. The primary template reads element by element (one column per load).
+template <class Source, class Enable = void>
+struct column_loader {
+  static constexpr int columns = 1;
+  static constexpr bool vectorized = false;
+  static bool usable(const Source&, std::uint64_t) { return false; }
+};
+
+//! Element types of 1, 2, 4 or 8 bytes: 4 columns per load (16, 8 or 4 bytes), 2 for 8-byte
+//! types (16 bytes), so a thread holds at most 4 accumulators.
+template <class T>
+constexpr bool column_vector_type = sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8;
+template <class T>
+constexpr int columns_per_load = sizeof(T) == 8 ? 2 : 4;
+
+template <class T>
+struct column_loader<detail::array_source<T>, std::enable_if_t<column_vector_type<T>>> {
+  using source = detail::array_source<T>;
+  static constexpr int columns = columns_per_load<T>;
+  static constexpr int bytes = columns * int(sizeof(T));
+  static constexpr bool vectorized = true;
+  //! Every row's columns c, c + 1, ... (c % columns == 0) share one aligned load.
+  static bool usable(const source& s, std::uint64_t cols) {
+    return reinterpret_cast<std::uintptr_t>(s.x) % bytes == 0 && cols % columns == 0;
+  }
+  __device__ static void load(const source& s, std::uint64_t i, T (&e)[columns]) { load_bytes<bytes>(s.x + i, e); }
+};
+
+template <class T>
+struct column_loader<detail::pair_source<T>, std::enable_if_t<column_vector_type<T>>> {
+  using source = detail::pair_source<T>;
+  static constexpr int columns = columns_per_load<T>;
+  static constexpr int bytes = columns * int(sizeof(T));
+  static constexpr bool vectorized = true;
+  static bool usable(const source& s, std::uint64_t cols) {
+    return reinterpret_cast<std::uintptr_t>(s.x) % bytes == 0 && reinterpret_cast<std::uintptr_t>(s.y) % bytes == 0 &&
+           cols % columns == 0;
+  }
+  __device__ static void load(const source& s, std::uint64_t i, detail::pair_of<T> (&e)[columns]) {
+    T x[columns], y[columns];
+    load_bytes<bytes>(s.x + i, x);
+    load_bytes<bytes>(s.y + i, y);
+#pragma unroll
+    for (int k = 0; k < columns; ++k) e[k] = {x[k], y[k]};
+  }
+};
+
+//! The shape of one reduce_columns_kernel launch (chosen by enqueue_columns).
+struct column_plan {
+  unsigned lanes_log2;     //!< lanes per row: a warp reads 32 >> lanes_log2 rows side by side
+  unsigned across_log2;    //!< warp columns per block; the block's 8 >> across_log2 warp groups split the rows
+  std::uint64_t tiles;     //!< column tiles: (1 << across_log2) warp columns of 2^lanes_log2 * columns each
+  std::uint64_t splits;    //!< row splits (blocks per tile); > 1 only when across_log2 == 0
+  std::uint64_t split_rows;  //!< rows per split
+  bool vectorized;         //!< column_loader::usable: one load per lane and row
+};
+
+//! Requires: blockDim.x == BlockThreads == 256 (8 warps); grid-strides over tiles * splits work
+//! items, item i being tile i / splits and split i % splits; when splits > 1, across_log2 == 0,
+//! counters[0 .. tiles) zero on entry (zero again on exit) and partials holds splits * cols
+//! accumulators.
+//! Work: lane l of warp k owns columns c0 .. c0 + C - 1 of its tile (C = column_loader::columns;
+//! c0 = tile * tile width + ((k % across) * lanes + l % lanes) * C) and, within the split's rows
+//! [r0, r1), rows r0 + (i * groups + k / across) * side + l / lanes for i = 0, 1, ... (side =
+//! 32 / lanes rows per warp step, groups = 8 / across warps per column), folded in that order
+//! with column_rows_in_flight rows loaded before any is folded.
+//! Combines, in a fixed order: the side rows of a warp (strided_reduce), then the warp groups
+//! of the block (group 0 folds groups 1, 2, ... from shared memory), then, with several splits,
+//! the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
+//! t % tile width and a contiguous share of the splits, and the shares are folded in order.
+//! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the item's
+//! tile (with splits, partials[split * cols + c] first, and out from the tile's last block).
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
+                          typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
+                          std::uint64_t out_stride, warp_algorithm w) {
+  using CL = column_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  using E = typename Source::value_type;
+  constexpr int C = CL::columns;
+  constexpr int U = column_rows_in_flight;
+  constexpr unsigned block_warps = BlockThreads / warp_threads;
+  static_assert(block_warps == 8, "reduce_columns_kernel: column_plan assumes 8 warps per block");
+  __shared__ Acc exchange[block_warps][warp_threads][C];
+  __shared__ bool is_last;
+
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+  const unsigned lanes = 1u << p.lanes_log2, side = warp_threads >> p.lanes_log2;
+  const unsigned across = 1u << p.across_log2, groups = block_warps >> p.across_log2;
+  const unsigned cg = warp & (across - 1), rg = warp >> p.across_log2;
+  const unsigned vl = lane & (lanes - 1), ro = lane >> p.lanes_log2;
+  const std::uint64_t tile_width = std::uint64_t(across) * lanes * C;
+  const std::uint64_t step = std::uint64_t(groups) * side;  // rows between a lane's consecutive rows
+  const bool writer = rg == 0 && lane < lanes;
+
+  for (std::uint64_t item = blockIdx.x; item < p.tiles * p.splits; item += gridDim.x) {  // block-uniform
+    const std::uint64_t tile = item / p.splits, split = item % p.splits;
+    const std::uint64_t c0 = tile * tile_width + (std::uint64_t(cg) * lanes + vl) * C;
+    const std::uint64_t r_begin = split * p.split_rows;
+    const std::uint64_t r_end = r_begin + p.split_rows < rows ? r_begin + p.split_rows : rows;  // <= r_begin: no rows
+    Acc a[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) a[c] = red.identity();
+
+    for (std::uint64_t r0 = r_begin + std::uint64_t(rg) * side; r0 < r_end; r0 += U * step) {  // warp-uniform
+      E e[U][C];
+      bool has[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::uint64_t r = r0 + u * step + ro;
+        has[u] = r < r_end && c0 < cols;
+        if (!has[u]) continue;
+        bool loaded = false;
+        if constexpr (CL::vectorized) {
+          if (p.vectorized) {
+            CL::load(src, r * cols + c0, e[u]);
+            loaded = true;
+          }
+        }
+        if (!loaded) {
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if (c0 + c < cols) e[u][c] = src[r * cols + c0 + c];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!has[u]) continue;
+        const std::uint64_t r = r0 + u * step + ro;
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+          if (c0 + c < cols) a[c] = red.combine(a[c], red.lift(e[u][c], r));
+      }
+    }
+
+    if (side > 1) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) a[c] = strided_reduce(red, a[c], lanes, w);
+    }
+    if (groups > 1) {
+      if (rg > 0 && lane < lanes) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) exchange[warp][lane][c] = a[c];
+      }
+      __syncthreads();
+      if (writer) {
+        for (unsigned g = 1; g < groups; ++g) {
+#pragma unroll
+          for (int c = 0; c < C; ++c) a[c] = red.combine(a[c], exchange[g * across + cg][lane][c]);
+        }
+      }
+    }
+
+    if (p.splits == 1) {
+      if (writer) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+          if (c0 + c < cols) out[(c0 + c) * out_stride] = red.finalize(a[c]);
+      }
+    } else {
+      if (writer) {
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+          if (c0 + c < cols) partials[split * cols + c0 + c] = a[c];
+        cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+      }
+      __syncthreads();  // every writer's partials are released before thread 0 counts the block
+      if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(counters[tile]);
+        is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == p.splits - 1;
+      }
+      __syncthreads();  // extends thread 0's acquire to the block
+      if (is_last) {
+        // tile_width (<= 32 * 4) divides BlockThreads: `shares` threads per column.
+        const unsigned width = unsigned(tile_width), shares = BlockThreads / width;
+        const unsigned k = threadIdx.x % width, h = threadIdx.x / width;
+        const std::uint64_t col = tile * tile_width + k;
+        Acc b = red.identity();
+        if (col < cols) {
+          const std::uint64_t lo = h * p.splits / shares, hi = (h + 1) * p.splits / shares;
+          for (std::uint64_t sp = lo; sp < hi; ++sp) b = red.combine(b, load_coherent(partials + sp * cols + col));
+        }
+        Acc* stage = &exchange[0][0][0];  // block_warps * 32 * C >= BlockThreads slots
+        stage[threadIdx.x] = b;
+        __syncthreads();
+        if (h == 0 && col < cols) {
+          for (unsigned g = 1; g < shares; ++g) b = red.combine(b, stage[g * width + k]);
+          out[col * out_stride] = red.finalize(b);
+        }
+        if (threadIdx.x == 0) counters[tile] = 0;
+      }
+    }
+    __syncthreads();  // exchange and is_last are reused by the block's next item
+  }
+}
+
+//! Largest k with 2^k <= x (x >= 1).
+inline unsigned floor_log2(std::uint64_t x) {
+  unsigned k = 0;
+  while ((x >> (k + 1)) != 0) ++k;
+  return k;
+}
+
+//! Enqueues out[c * out_stride] = reduction of column c for c < cols (cols >= 1) on s's stream.
+//! One column is the whole-array reduction of rows elements (arg index = element = row).
+//! Otherwise (C columns per lane): lanes = 2^ceil(log2(ceil(cols / C))) up to 32; warp columns
+//! = ceil(cols / (lanes * C)); k = warps per warp column = resident warps / warp columns, at
+//! least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps per column
+//! tile and k / 8 row splits; k < 8: 8 / 2^floor(log2 k) warp columns per block, one split.
+template <class Reducer, class Source>
+void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                     typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
+  if (cols == 1) return reduce_whole(s, red, src, rows, out, o);
+  using CL = column_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  constexpr std::uint64_t C = CL::columns;
+  const device_slots slots = slots_for(s.sm_count);
+
+  column_plan p{};
+  p.vectorized = CL::usable(src, cols);
+  const std::uint64_t vectors = (cols + C - 1) / C;
+  p.lanes_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
+  const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2, side = warp_threads / lanes;
+  const std::uint64_t warp_columns = (cols + lanes * C - 1) / (lanes * C);
+  const std::uint64_t row_steps = (rows + side - 1) / side;
+  std::uint64_t k = slots.warps / warp_columns;
+  const std::uint64_t most = row_steps / column_min_steps;
+  if (k > most) k = most;
+  if (k < 1) k = 1;
+  constexpr std::uint64_t block_warps = block_threads / warp_threads;
+  if (k >= block_warps) {
+    p.across_log2 = 0;
+    p.splits = k / block_warps;
+  } else {
+    p.across_log2 = floor_log2(block_warps) - floor_log2(k);
+    p.splits = 1;
+  }
+  p.tiles = (warp_columns + (std::uint64_t(1) << p.across_log2) - 1) >> p.across_log2;
+  p.split_rows = (rows + p.splits - 1) / p.splits;
+
+  Acc* partials = nullptr;
+  unsigned* counters = nullptr;
+  if (p.splits > 1) {
+    partials = static_cast<Acc*>(s.scratch(p.splits * cols * sizeof(Acc)));
+    counters = s.zeroed_counters(p.tiles);
+  }
+  const std::uint64_t items = p.tiles * p.splits;
+  const unsigned grid = unsigned(items < 0x7fffffffu ? items : 0x7fffffffu);
+  reduce_columns_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, p, partials, counters, out,
+                                                                            out_stride, o.warp);
+  check_cuda(cudaGetLastError(), "reduce_columns: launch");
+}
+
+}  // namespace backend
+}  // namespace preduce

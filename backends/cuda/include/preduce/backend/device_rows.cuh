@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: one result per row of a row-major rows x cols matrix. Three kernels, chosen
+// from the shape (enqueue_rows):
+//   short rows   a group of 1..32 lanes per row, each lane one 16-byte vector or one element,
+//                several rows in flight per group (reduce_short_rows_kernel);
+//   long rows    a warp per row with 16-byte loads (reduce_rows_by_warp_kernel);
+//   few rows     a block per tile of a row; tiles of one row combined by the row's last block
+//                (reduce_row_tiles_kernel).
+// Every result lifts element (r, c) with index c, and is run_to_run deterministic: the split of
+// each row among lanes, warps and tiles depends only on the shape and the device.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "block_reduce.cuh"
+#include "cuda_runtime_check.hpp"
+#include "device_batched.cuh"
+#include "device_reduce.cuh"
+#include "queue_state.hpp"
+#include "subwarp_reduce.cuh"
+#include "thread_load.cuh"
+#include "tuning_batched.hpp"
+#include "warp_slice.cuh"
+
+namespace preduce {
+namespace backend {
+
+//! Short rows. Requires: blockDim.x == BlockThreads (a multiple of 32); lanes = 2^lanes_log2
+//! <= 32; `vectorized` only when chunk_loader<Source> is vectorized and usable, the source's
+//! arrays are 16-byte aligned and cols % width == 0 (every row then starts on a 16-byte
+//! boundary); cols <= lanes * (vectorized ? width : 1), so lane j of a group holds item j of its
+//! row (vector j, or element j) or nothing.
+//! Work: warp w takes rounds of (32 / lanes) * rows_in_flight consecutive rows (rounds w, w +
+//! warps, ...); in a round, group g of the warp takes rows first + k * (32 / lanes) + g for
+//! k < rows_in_flight, so each load instruction of the warp reads consecutive rows.
+//! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_short_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2,
+                             bool vectorized, typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  using L = chunk_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  constexpr int R = rows_in_flight;
+  const unsigned lanes = 1u << lanes_log2;
+  const unsigned lane = threadIdx.x % warp_threads;
+  const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
+  const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
+  const std::uint64_t per_round = std::uint64_t(groups) * R;
+  const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+
+  for (std::uint64_t first = warp * per_round; first < rows; first += warps * per_round) {  // warp-uniform
+    Acc a[R];
+    bool vector_done = false;
+    if constexpr (L::vectorized) {
+      if (vectorized) {
+        constexpr int W = L::width;
+        typename L::element e[R][W];
+        bool has[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+          const std::uint64_t row = first + std::uint64_t(k) * groups + g;
+          has[k] = row < rows && std::uint64_t(j) * W < cols;
+          if (has[k]) L::load(src, row * cols + std::uint64_t(j) * W, e[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < R; ++k) a[k] = has[k] ? fold_chunk(red, red.identity(), e[k], std::uint64_t(j) * W) : red.identity();
+        vector_done = true;
+      }
+    }
+    if (!vector_done) {
+      typename Source::value_type e[R];
+      bool has[R];
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        const std::uint64_t row = first + std::uint64_t(k) * groups + g;
+        has[k] = row < rows && j < cols;
+        if (has[k]) e[k] = src[row * cols + j];
+      }
+#pragma unroll
+      for (int k = 0; k < R; ++k) a[k] = has[k] ? red.lift(e[k], j) : red.identity();
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      a[k] = group_reduce(red, a[k], lanes, w);
+      const std::uint64_t row = first + std::uint64_t(k) * groups + g;
+      if (j == 0 && row < rows) out[row * out_stride] = red.finalize(a[k]);
+    }
+  }
+}
+
+//! Lane `lane`'s share of one 16-byte aligned row of `vectors` vectors starting at element
+//! `first` (no scalar head or tail): vectors lane, lane + 32, ..., vectors_in_flight of them
+//! loaded before any is folded, the last round predicated rather than finished one vector at a
+//! time, so that even a row of two vectors per lane (256 floats) has both loads in flight.
+//! Requires: chunk_loader<Source> vectorized and usable. Lifts element first + i with index i.
+template <class Reducer, class Source>
+__device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Reducer& red, const Source& src, std::uint64_t first,
+                                                                       std::uint64_t vectors, unsigned lane) {
+  using L = chunk_loader<Source>;
+  constexpr int W = L::width, U = vectors_in_flight;
+  typename Reducer::acc_type a = red.identity();
+  for (std::uint64_t v = lane; v < vectors; v += std::uint64_t(warp_threads) * U) {
+    typename L::element e[U][W];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v + u * warp_threads < vectors) L::load(src, first + (v + u * warp_threads) * W, e[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v + u * warp_threads < vectors) a = fold_chunk(red, a, e[u], (v + u * warp_threads) * W);
+  }
+  return a;
+}
+
+//! Long rows, many of them: a warp per row (warp w takes rows w, w + warps, ...). Aligned rows
+//! (`aligned`: rows_aligned) are folded by fold_aligned_row; others by warp_fold, which reads
+//! each row's scalar head and tail around its aligned body.
+//! Requires: blockDim.x == BlockThreads; a vectorized Source usable (else a scalar_view, with
+//! `aligned` false).
+//! Writes: out[row * out_stride] = finalize(row's reduction) from lane 0.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_rows_by_warp_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, bool aligned,
+                               typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  using L = chunk_loader<Source>;
+  const unsigned lane = threadIdx.x % warp_threads;
+  const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+  for (std::uint64_t row = warp; row < rows; row += warps) {  // warp-uniform
+    typename Reducer::acc_type a;
+    bool folded = false;
+    if constexpr (L::vectorized) {
+      if (aligned) {
+        a = warp_reduce(red, fold_aligned_row(red, src, row * cols, cols / L::width, lane), w);
+        folded = true;
+      }
+    }
+    if (!folded) a = warp_fold(red, src, row * cols, row * cols + cols, 0, w);
+    if (lane == 0) out[row * out_stride] = red.finalize(a);
+  }
+}
+
+//! Long rows, few of them: block b reduces tile b % tiles of row b / tiles, the columns
+//! [t * tile_len, min(cols, (t + 1) * tile_len)). Requires: blockDim.x == BlockThreads; grid ==
+//! rows * tiles; tiles >= 1; when tiles > 1, counters[0 .. rows) zero on entry (they are zero
+//! again on exit) and partials holds rows * tiles accumulators; a vectorized Source usable
+//! (else a scalar_view).
+//! Writes: with one tile, out[row * out_stride] = finalize(tile). Otherwise the block stores its
+//! tile's accumulator to partials[b]; the row's last block to finish (an acq_rel counter per
+//! row, as in reduce_whole_kernel) folds the row's partials in tile order through a fixed tree
+//! and writes out[row * out_stride].
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_row_tiles_kernel(Reducer red, Source src, std::uint64_t cols, std::uint64_t tiles, std::uint64_t tile_len,
+                            typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
+                            std::uint64_t out_stride, warp_algorithm w) {
+  using Acc = typename Reducer::acc_type;
+  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
+  __shared__ bool is_last;
+  const std::uint64_t row = blockIdx.x / tiles, t = blockIdx.x % tiles;
+  const std::uint64_t first = t * tile_len, len = cols - first < tile_len ? cols - first : tile_len;
+  const Source s = slice(src, row * cols + first);
+  const index_shift_reducer<Reducer> shifted{red, first};
+  Acc a = fold_share<vectors_in_flight>(shifted, s, len, head_of(s, len), threadIdx.x, BlockThreads, red.identity());
+  a = block_reduce<BlockThreads>(red, a, smem, w);
+  if (tiles == 1) {
+    if (threadIdx.x == 0) out[row * out_stride] = red.finalize(a);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = a;
+    // acq_rel: releases this tile's partial with the count; the last block acquires the others.
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(counters[row]);
+    is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == tiles - 1;
+  }
+  __syncthreads();  // extends thread 0's acquire to the block; smem is free again
+  if (!is_last) return;
+  a = red.identity();
+  for (std::uint64_t i = threadIdx.x; i < tiles; i += BlockThreads) a = red.combine(a, load_coherent(partials + row * tiles + i));
+  a = block_reduce<BlockThreads>(red, a, smem, w);
+  if (threadIdx.x == 0) {
+    out[row * out_stride] = red.finalize(a);
+    counters[row] = 0;
+  }
+}
+
+//! Whether every row of a row-major matrix with `cols` columns starts on a 16-byte boundary and
+//! the source's arrays can share vector loads.
+template <class Source>
+bool rows_aligned(const Source& src, std::uint64_t cols) {
+  using L = chunk_loader<Source>;
+  if constexpr (L::vectorized) {
+    return L::usable(src) && reinterpret_cast<std::uintptr_t>(L::base(src)) % vector_bytes == 0 && cols % L::width == 0;
+  } else {
+    return false;
+  }
+}
+
+//! Enqueues out[r * out_stride] = reduction of row r for r < rows (rows >= 1) on s's stream.
+//! Selection (items = vectors per row when rows_aligned, else elements):
+//!   items <= 32                          reduce_short_rows_kernel, lanes = 2^ceil(log2 items)
+//!   rows >= resident warps / 2           reduce_rows_by_warp_kernel
+//!   otherwise                            reduce_row_tiles_kernel, tiles = ceil(resident blocks
+//!                                        / rows), each at least row_tile_min_bytes
+template <class Reducer, class Source>
+void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                  typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
+  using L = chunk_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  const device_slots slots = slots_for(s.sm_count);
+  const bool aligned = rows_aligned(src, cols);
+  std::uint64_t items = cols;
+  if constexpr (L::vectorized) {
+    if (aligned) items = cols / L::width;
+  }
+
+  if (items <= warp_threads) {
+    const unsigned lanes_log2 = ceil_log2(items);
+    const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * rows_in_flight;
+    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, per_block);
+    reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, aligned, out,
+                                                                                 out_stride, o.warp);
+    check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
+    return;
+  }
+
+  if (rows >= slots.warps / warp_rows_divisor) {
+    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads / warp_threads);
+    with_loadable(src, [&](const auto& source) {
+      reduce_rows_by_warp_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, rows, cols, aligned, out, out_stride,
+                                                                                     o.warp);
+    });
+    check_cuda(cudaGetLastError(), "reduce_rows: launching the warp-per-row kernel");
+    return;
+  }
+
+  // Few long rows: tiles of whole vectors (so every tile of an aligned row starts aligned).
+  const std::uint64_t elem_bytes = sizeof(typename Source::value_type);
+  const std::uint64_t min_tile = (row_tile_min_bytes + elem_bytes - 1) / elem_bytes;
+  std::uint64_t tiles = (slots.blocks + rows - 1) / rows;
+  const std::uint64_t most = cols / min_tile;
+  if (tiles > most) tiles = most;
+  if (tiles < 1) tiles = 1;
+  std::uint64_t tile_len = (cols + tiles - 1) / tiles;
+  if constexpr (L::vectorized) tile_len = (tile_len + L::width - 1) / L::width * L::width;
+  tiles = (cols + tile_len - 1) / tile_len;
+  Acc* partials = nullptr;
+  unsigned* counters = nullptr;
+  if (tiles > 1) {
+    partials = static_cast<Acc*>(s.scratch(rows * tiles * sizeof(Acc)));
+    counters = s.zeroed_counters(rows);
+  }
+  with_loadable(src, [&](const auto& source) {
+    reduce_row_tiles_kernel<block_threads><<<unsigned(rows * tiles), block_threads, 0, s.stream>>>(
+        red, source, cols, tiles, tile_len, partials, counters, out, out_stride, o.warp);
+  });
+  check_cuda(cudaGetLastError(), "reduce_rows: launching the row-tile kernel");
+}
+
+}  // namespace backend
+}  // namespace preduce

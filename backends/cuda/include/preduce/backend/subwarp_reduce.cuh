@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: reductions over parts of a warp: groups of 2..16 consecutive lanes (several
+// short rows or segments per warp), and lanes that share a residue (the rows a warp reads side by
+// side in a column reduction). Both are a shuffle-down tree that stops early; whole-warp cases
+// go to warp_reduce (which may use redux.sync).
+#pragma once
+
+#include "warp_reduce.cuh"
+
+namespace preduce {
+namespace backend {
+
+//! Shuffle-down tree with offsets top, top/2, ..., stop (powers of two, stop >= 1; nothing
+//! happens when top < stop). Requires: all 32 lanes active, each holding a valid accumulator.
+//! Returns in lane i the combination of lanes i + k*stop for k < 2*top/stop, provided those
+//! lanes exist (lanes past 31 would contribute their own value again, so callers read only
+//! lanes whose whole set lies inside the warp). Uses the fused PTX step where it exists and `w`
+//! asks for it (warp_reduce's rules; redux.sync cannot serve part of a warp).
+template <class Reducer, class Acc>
+__device__ __forceinline__ Acc down_tree(const Reducer& red, Acc v, unsigned top, unsigned stop, warp_algorithm w) {
+  if constexpr (has_fused_shuffle<Reducer, Acc>()) {
+    if (w != warp_algorithm::shuffle) {
+      using W = lane_word_t<Acc>;
+      W x = W(v);
+      for (unsigned d = top; d >= stop; d /= 2) x = fused_step<Reducer::fused>(x, d);
+      return Acc(x);
+    }
+  }
+  for (unsigned d = top; d >= stop; d /= 2) v = red.combine(v, shfl_down(v, d));
+  return v;
+}
+
+//! Reduces each group of `lanes` consecutive lanes (lanes a power of two, 1..32; the groups are
+//! lanes [g*lanes, (g+1)*lanes)). Requires: all 32 lanes active, each with a valid accumulator
+//! (identity where it has no data). Returns the group's result in the group's first lane.
+template <class Reducer, class Acc>
+__device__ __forceinline__ Acc group_reduce(const Reducer& red, Acc v, unsigned lanes, warp_algorithm w) {
+  if (lanes == warp_threads) return warp_reduce(red, v, w);
+  return down_tree(red, v, lanes / 2, 1, w);
+}
+
+//! Reduces the lanes that share lane % stride (stride a power of two, 1..32). Requires: all 32
+//! lanes active, each with a valid accumulator. Returns in lane r < stride the combination of
+//! lanes r, r + stride, r + 2*stride, ...
+template <class Reducer, class Acc>
+__device__ __forceinline__ Acc strided_reduce(const Reducer& red, Acc v, unsigned stride, warp_algorithm w) {
+  if (stride == 1) return warp_reduce(red, v, w);
+  return down_tree(red, v, warp_threads / 2, stride, w);
+}
+
+}  // namespace backend
+}  // namespace preduce

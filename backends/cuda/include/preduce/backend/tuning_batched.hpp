@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: the launch shapes of the batched kernels (rows, columns, segments), each with
+// the reasoning that chose it. None has been swept on a GPU yet: these are first choices, to be
+// confirmed or replaced with preduce-bench --shapes rows,columns,segments (bench/README.md).
+#pragma once
+
+#include <cstdint>
+
+#include "tuning.hpp"
+#include "warp_reduce.cuh"
+
+namespace preduce {
+namespace backend {
+
+//! What one wave of the device holds at full occupancy: the grid sizes and split decisions of
+//! the batched kernels are taken against it.
+struct device_slots {
+  std::uint64_t blocks;  //!< resident blocks of block_threads threads
+  std::uint64_t warps;   //!< resident warps
+};
+inline device_slots slots_for(int sm_count) {
+  const std::uint64_t blocks = std::uint64_t(sm_count) * std::uint64_t(batched_blocks_per_sm);
+  return {blocks, blocks * (block_threads / warp_threads)};
+}
+
+//! Short rows (each lane of a row's group holds at most one 16-byte vector or one element):
+//! rows a group loads before folding any. With vectors that is 64 bytes in flight per thread,
+//! what vectors_in_flight gives the whole-array kernel (100.8% of the read ceiling on an H200).
+constexpr int rows_in_flight = 4;
+
+//! Long rows get a warp each when there are at least resident warps / this many rows: half the
+//! warps busy, each with 4 x 16 bytes in flight per lane, still keeps ~64 KiB in flight per SM,
+//! about 3x what Little's law asks of HBM3e (4.4 TB/s x ~0.6 us / 132 SMs ~ 20 KiB). Fewer rows
+//! are split into tiles of at least row_tile_min_bytes, one block per tile, about one wave.
+constexpr std::uint64_t warp_rows_divisor = 2;
+constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
+
+//! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
+constexpr int column_rows_in_flight = 4;
+//! Columns: fewest row steps one warp takes before the rows are split among more warps (each
+//! split adds partial results to write, read and combine).
+constexpr std::uint64_t column_min_steps = 8;
+
+//! Segments: elements each lane of a group loads before folding any (short segments are read
+//! element by element: they are rarely 16-byte aligned). 8 x 4 bytes in flight per lane for f32.
+constexpr int segment_loads_in_flight = 8;
+//! Segments: steps (of lanes x segment_loads_in_flight elements) a group takes on one segment;
+//! longer segments are reduced by the whole warp with vector loads.
+constexpr std::uint64_t segment_group_steps = 2;
+//! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
+//! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM), too few warps for
+//! the element-by-element loads of short segments; 3 caps it at 80 registers (24 warps per SM).
+constexpr int segment_blocks_per_sm = 3;
+//! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
+constexpr std::uint64_t segment_min_items_per_warp = 256;
+
+}  // namespace backend
+}  // namespace preduce

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce hip: whole-array reduction. Three device-level shapes share one thread fold
+// (portable/thread_fold.hpp) and one block reduction, as on the cuda backend:
+//   single_pass  one launch; each block stores its partial, the last block to finish (an acq_rel
+//                counter at agent scope) reduces the partials in a fixed order: deterministic.
+//   two_pass     partials, then a second one-block launch (kept for comparison).
+//   atomic       one launch; blocks merge partials into one accumulator with atomics, the last
+//                block finalizes (determinism::fast; float results vary in the last bits).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "block_reduce.hpp"
+#include "hip_runtime_check.hpp"
+#include "queue_state.hpp"
+#include "thread_load.hpp"
+#include "tuning.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Whether the atomic shape serves (reducer, accumulator): an add or or/xor (identity: zero
+//! bits, as the slot is left) on a 32/64-bit type with a native atomic.
+template <class Reducer, class A>
+__host__ __device__ constexpr bool has_atomic_merge() {
+  using detail::fused_op;
+  constexpr fused_op F = Reducer::fused;
+  if constexpr (F == fused_op::add) {
+    return std::is_same<A, float>::value || std::is_same<A, double>::value ||
+           (std::is_integral<A>::value && (sizeof(A) == 4 || sizeof(A) == 8));
+  } else if constexpr (F == fused_op::bit_or || F == fused_op::bit_xor) {
+    return std::is_integral<A>::value && !std::is_same<A, bool>::value && (sizeof(A) == 4 || sizeof(A) == 8);
+  } else {
+    return false;
+  }
+}
+
+template <class Reducer, class A>
+__device__ __forceinline__ void atomic_merge(A* slot, A v) {
+  using detail::fused_op;
+  using U = std::conditional_t<sizeof(A) == 4, unsigned, unsigned long long>;  // integer view: wraps like wrapping_add
+  if constexpr (Reducer::fused == fused_op::add && std::is_floating_point<A>::value) atomicAdd(slot, v);
+  else if constexpr (Reducer::fused == fused_op::add) atomicAdd(reinterpret_cast<U*>(slot), U(v));
+  else if constexpr (Reducer::fused == fused_op::bit_or) atomicOr(reinterpret_cast<U*>(slot), U(v));
+  else atomicXor(reinterpret_cast<U*>(slot), U(v));
+}
+
+enum class device_shape { single_pass, two_pass_partials, atomic };
+
+//! The whole-array kernel (all three shapes; the second pass of two_pass is
+//! reduce_partials_kernel below).
+//! Requires: blockDim.x == BlockThreads; Wave == the device's wavefront size; head ==
+//! vector_head(src, n); for single_pass and atomic, *blocks_done == 0 on entry (it is 0 again on
+//! exit); for atomic, *slot == identity (zero bits, restored on exit).
+//! Writes: with one block, finalize(result) to *out. Otherwise single_pass and two_pass store
+//! block b's partial to partials[b]; single_pass's last block (found by the acq_rel counter)
+//! then writes finalize(the partials reduced in a fixed order) to *out; atomic merges each
+//! block's partial into *slot and its last block writes finalize(*slot) to *out.
+template <device_shape Shape, int Wave, int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_whole_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
+                        unsigned* blocks_done, typename Reducer::result_type* out, warp_algorithm w) {
+  if constexpr (!wave_matches<Wave>) {
+    __builtin_trap();
+  } else {
+    using Acc = typename Reducer::acc_type;
+    __shared__ block_reduce_storage<Acc, Wave, BlockThreads> smem;
+    __shared__ bool is_last;
+    Acc a = portable::fold_share<vectors_in_flight, vector_load>(red, src, n, head, std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x,
+                                                                 std::uint64_t(gridDim.x) * BlockThreads, red.identity());
+    a = block_reduce<Wave, BlockThreads>(red, a, smem, w);
+    if (gridDim.x == 1) {
+      if (threadIdx.x == 0) *out = red.finalize(a);
+      return;
+    }
+    if constexpr (Shape == device_shape::two_pass_partials) {
+      if (threadIdx.x == 0) partials[blockIdx.x] = a;
+    } else {
+      if (threadIdx.x == 0) {
+        if constexpr (Shape == device_shape::atomic) atomic_merge<Reducer>(reinterpret_cast<Acc*>(partials), a);
+        else partials[blockIdx.x] = a;
+        // acq_rel at agent scope: releases this block's partial with the count and, for the last
+        // block, acquires every other block's.
+        is_last = __hip_atomic_fetch_add(blocks_done, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT) == gridDim.x - 1;
+      }
+      __syncthreads();
+      if (!is_last) return;
+      // Every thread of the last block acquires at agent scope too (invalidating this CU's L1),
+      // so the partials it reads are the other blocks' stores, not stale cache lines.
+      __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+      if constexpr (Shape == device_shape::atomic) {
+        if (threadIdx.x == 0) {
+          Acc* slot = reinterpret_cast<Acc*>(partials);
+          *out = red.finalize(*slot);
+          *slot = Acc(0);
+          *blocks_done = 0;
+        }
+      } else {
+        // Up to 4 partials per thread loaded before any is combined, so the L2 round trips overlap.
+        constexpr int per_thread = 4;
+        a = red.identity();
+        for (unsigned base = 0; base < gridDim.x; base += per_thread * BlockThreads) {
+          Acc p[per_thread];
+#pragma unroll
+          for (int k = 0; k < per_thread; ++k) {
+            const unsigned i = base + k * BlockThreads + threadIdx.x;
+            p[k] = i < gridDim.x ? partials[i] : red.identity();
+          }
+#pragma unroll
+          for (int k = 0; k < per_thread; ++k) a = red.combine(a, p[k]);
+        }
+        a = block_reduce<Wave, BlockThreads>(red, a, smem, w);
+        if (threadIdx.x == 0) {
+          *out = red.finalize(a);
+          *blocks_done = 0;
+        }
+      }
+    }
+  }
+}
+
+//! Second pass of two_pass. Requires: blockDim.x == BlockThreads, one block, Wave == the
+//! device's wavefront size. Folds partials[0..count) (thread t takes t, t + BlockThreads, ...)
+//! and writes finalize(result) to *out.
+template <int Wave, int BlockThreads, class Reducer>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_partials_kernel(Reducer red, const typename Reducer::acc_type* partials, unsigned count,
+                           typename Reducer::result_type* out, warp_algorithm w) {
+  if constexpr (!wave_matches<Wave>) {
+    __builtin_trap();
+  } else {
+    using Acc = typename Reducer::acc_type;
+    __shared__ block_reduce_storage<Acc, Wave, BlockThreads> smem;
+    Acc a = red.identity();
+    for (unsigned i = threadIdx.x; i < count; i += BlockThreads) a = red.combine(a, partials[i]);
+    a = block_reduce<Wave, BlockThreads>(red, a, smem, w);
+    if (threadIdx.x == 0) *out = red.finalize(a);
+  }
+}
+
+//! Calls f(std::integral_constant<int, wave>{}) for the queue's wavefront size (64 or 32,
+//! checked when the queue was made), so each launch picks the matching instantiation.
+template <class F>
+void with_wave(const detail::queue_state& s, F&& f) {
+  if (s.wave == 64) f(std::integral_constant<int, 64>{});
+  else f(std::integral_constant<int, 32>{});
+}
+
+//! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
+//! fallbacks in execution.hpp); writes finalize(result) to d_out.
+template <class Reducer, class Source>
+void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
+                  typename Reducer::result_type* d_out, options o) {
+  using Acc = typename Reducer::acc_type;
+  using L = chunk_loader<Source>;
+  // The vector path needs a source whose arrays share one alignment; otherwise the scalar path.
+  bool vectorized = false;
+  if constexpr (L::vectorized) vectorized = L::usable(src);
+  std::uint64_t head = 0, per_block = std::uint64_t(block_threads) * vectors_in_flight;
+  if constexpr (L::vectorized) {
+    if (vectorized) {
+      head = vector_head(src, n);
+      per_block *= L::width;
+    }
+  }
+  const unsigned grid = grid_for(s.cu_count, n, per_block);
+
+  device_shape shape = device_shape::single_pass;
+  if (o.algo == algorithm::two_pass) shape = device_shape::two_pass_partials;
+  if constexpr (has_atomic_merge<Reducer, Acc>()) {
+    if (o.det == determinism::fast && (o.algo == algorithm::atomic || o.algo == algorithm::automatic)) shape = device_shape::atomic;
+  }
+
+  unsigned* blocks_done = &s.control->blocks_done;
+  Acc* partials = shape == device_shape::atomic ? reinterpret_cast<Acc*>(s.control->atomic_slot)
+                  : grid > 1                    ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc)))
+                                                : nullptr;
+  with_wave(s, [&](auto wave) {
+    constexpr int W = decltype(wave)::value;
+    auto launch = [&](auto shape_tag, const auto& source) {
+      constexpr device_shape S = decltype(shape_tag)::value;
+      reduce_whole_kernel<S, W, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials, blocks_done, d_out, o.warp);
+    };
+    auto run = [&](const auto& source) {
+      switch (shape) {
+        case device_shape::single_pass: launch(std::integral_constant<device_shape, device_shape::single_pass>{}, source); break;
+        case device_shape::two_pass_partials: launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source); break;
+        case device_shape::atomic:
+          if constexpr (has_atomic_merge<Reducer, Acc>()) launch(std::integral_constant<device_shape, device_shape::atomic>{}, source);
+          break;
+      }
+    };
+    if constexpr (L::vectorized && !L::always_usable) {
+      if (!vectorized) run(portable::scalar_view<Source>{src});
+      else run(src);
+    } else {
+      run(src);
+    }
+    check_hip(hipGetLastError(), "reduce: launching the reduction kernel");
+    if (shape == device_shape::two_pass_partials && grid > 1) {
+      reduce_partials_kernel<W, block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
+      check_hip(hipGetLastError(), "reduce: launching the second pass");
+    }
+  });
+}
+
+}  // namespace backend
+}  // namespace preduce

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce hip: the backend engine (see portable/run_request.hpp for the contract every
+// backend's engine keeps). Included by the library's per-group translation units and by user
+// files that include <preduce/extend.hpp>; both must be compiled by hipcc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <preduce/execution.hpp>
+
+#include "device_batched.hpp"
+#include "device_reduce.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! Enqueues reductions on a queue's stream; never waits; writes finalized results to device
+//! memory. Each launch picks the kernels instantiated for the device's wavefront size.
+struct engine {
+  template <class Reducer, class Source>
+  static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
+                    typename Reducer::result_type* d_out, options o) {
+    detail::queue_state& s = q.state();
+    device_guard g(s.device);
+    reduce_whole(s, red, src, n, d_out, o);
+  }
+
+  template <class Reducer, class Source>
+  static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
+                   typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    detail::queue_state& s = q.state();
+    device_guard g(s.device);
+    const unsigned grid = grid_for(s.cu_count, rows, 1);
+    with_wave(s, [&](auto wave) {
+      reduce_rows_kernel<decltype(wave)::value, block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride, o.warp);
+    });
+    check_hip(hipGetLastError(), "reduce_rows: launch");
+  }
+
+  template <class Reducer, class Source>
+  static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
+                      typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+    detail::queue_state& s = q.state();
+    device_guard g(s.device);
+    reduce_columns_kernel<<<grid_for(s.cu_count, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
+    check_hip(hipGetLastError(), "reduce_columns: launch");
+  }
+
+  template <class Reducer, class Source, class Off>
+  static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
+                       std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    detail::queue_state& s = q.state();
+    device_guard g(s.device);
+    device_status* status = &s.control->status;
+    s.may_have_device_status = true;
+    check_offsets_kernel<<<grid_for(s.cu_count, segments + 1, block_threads), block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
+    check_hip(hipGetLastError(), "reduce_segments: launching the offset check");
+    const unsigned grid = grid_for(s.cu_count, segments, 1);
+    with_wave(s, [&](auto wave) {
+      reduce_segments_kernel<decltype(wave)::value, block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, d_offsets, segments, d_out,
+                                                                                                        out_stride, status, o.warp);
+    });
+    check_hip(hipGetLastError(), "reduce_segments: launch");
+  }
+};
+
+}  // namespace backend
+}  // namespace preduce
