@@ -125,7 +125,10 @@ __global__ void __launch_bounds__(BlockThreads)
   constexpr int U = column_rows_in_flight;
   constexpr unsigned block_warps = BlockThreads / warp_threads;
   static_assert(block_warps == 8, "reduce_columns_kernel: column_plan assumes 8 warps per block");
-  __shared__ Acc exchange[block_warps][warp_threads][C];
+  // Columns exchanged per barrier: all C while that fits in 32 KiB of shared memory, else one at
+  // a time (binned accumulators are 64-150 bytes: C of them per thread would not fit at all).
+  constexpr int XC = sizeof(Acc) * C * BlockThreads <= 32768 ? C : 1;
+  __shared__ Acc exchange[block_warps][warp_threads][XC];
   __shared__ bool is_last;
 
   const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
@@ -182,15 +185,19 @@ __global__ void __launch_bounds__(BlockThreads)
       for (int c = 0; c < C; ++c) a[c] = strided_reduce(red, a[c], lanes, w);
     }
     if (groups > 1) {
-      if (rg > 0 && lane < lanes) {
 #pragma unroll
-        for (int c = 0; c < C; ++c) exchange[warp][lane][c] = a[c];
-      }
-      __syncthreads();
-      if (writer) {
-        for (unsigned g = 1; g < groups; ++g) {
+      for (int first = 0; first < C; first += XC) {
+        if (first > 0) __syncthreads();  // the writers have read the previous columns
+        if (rg > 0 && lane < lanes) {
 #pragma unroll
-          for (int c = 0; c < C; ++c) a[c] = red.combine(a[c], exchange[g * across + cg][lane][c]);
+          for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
+        }
+        __syncthreads();
+        if (writer) {
+          for (unsigned g = 1; g < groups; ++g) {
+#pragma unroll
+            for (int c = 0; c < XC; ++c) a[first + c] = red.combine(a[first + c], exchange[g * across + cg][lane][c]);
+          }
         }
       }
     }
@@ -224,7 +231,7 @@ __global__ void __launch_bounds__(BlockThreads)
           const std::uint64_t lo = h * p.splits / shares, hi = (h + 1) * p.splits / shares;
           for (std::uint64_t sp = lo; sp < hi; ++sp) b = red.combine(b, load_coherent(partials + sp * cols + col));
         }
-        Acc* stage = &exchange[0][0][0];  // block_warps * 32 * C >= BlockThreads slots
+        Acc* stage = &exchange[0][0][0];  // block_warps * 32 * XC >= BlockThreads slots
         stage[threadIdx.x] = b;
         __syncthreads();
         if (h == 0 && col < cols) {
