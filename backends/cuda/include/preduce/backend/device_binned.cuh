@@ -95,22 +95,16 @@ template <class Reducer, class Source>
 void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
                          typename Reducer::result_type* d_out, options o) {
   using Acc = typename Reducer::acc_type;
-  using L = chunk_loader<Source>;
-  bool vectorized = false;
-  if constexpr (L::vectorized) vectorized = L::usable(src);
-  std::uint64_t head = 0, per_block = std::uint64_t(block_threads) * vectors_in_flight;
-  if constexpr (L::vectorized) {
-    if (vectorized) {
-      head = vector_head(src, n);
-      per_block *= L::width;
-    }
-  }
-  const std::uint64_t needed = (n + per_block - 1) / per_block;
-  const std::uint64_t resident = std::uint64_t(s.sm_count) * binned_blocks_per_sm<Acc>();
-  const unsigned grid = unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
   const bool two_pass = o.algo == algorithm::two_pass;
-  Acc* partials = grid > 1 ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc))) : nullptr;
-  auto run = [&](const auto& source) {
+  unsigned grid = 1;
+  Acc* partials = nullptr;
+  with_loadable(src, [&](const auto& source) {
+    using View = std::decay_t<decltype(source)>;
+    const std::uint64_t head = vector_head(source, n), per_block = std::uint64_t(block_threads) * vectors_in_flight * elements_per_vector<View>();
+    const std::uint64_t needed = (n + per_block - 1) / per_block;
+    const std::uint64_t resident = std::uint64_t(s.sm_count) * binned_blocks_per_sm<Acc>();
+    grid = unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
+    partials = grid > 1 ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc))) : nullptr;
     if (two_pass) {
       reduce_binned_kernel<true, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials,
                                                                                      &s.control->blocks_done, d_out);
@@ -118,13 +112,7 @@ void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Sourc
       reduce_binned_kernel<false, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials,
                                                                                       &s.control->blocks_done, d_out);
     }
-  };
-  if constexpr (L::vectorized && !L::always_usable) {
-    if (!vectorized) run(scalar_view<Source>{src});
-    else run(src);
-  } else {
-    run(src);
-  }
+  });
   check_cuda(cudaGetLastError(), "reduce: launching the binned reduction kernel");
   if (two_pass && grid > 1) {
     reduce_partials_kernel<block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, warp_algorithm::shuffle);

@@ -213,18 +213,7 @@ template <class Reducer, class Source>
 void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
                   typename Reducer::result_type* d_out, options o) {
   using Acc = typename Reducer::acc_type;
-  using L = chunk_loader<Source>;
   constexpr int B = whole_block_threads;
-  // The vector path needs a source whose arrays share one alignment; otherwise the scalar path.
-  bool vectorized = false;
-  if constexpr (L::vectorized) vectorized = L::usable(src);
-  std::uint64_t head = 0, per_block = std::uint64_t(B) * vectors_in_flight;
-  if constexpr (L::vectorized) {
-    if (vectorized) {
-      head = vector_head(src, n);
-      per_block *= L::width;
-    }
-  }
   device_shape shape = o.algo == algorithm::two_pass ? device_shape::two_pass_partials : device_shape::single_pass;
   if constexpr (has_atomic_merge<Reducer, Acc>()) {
     if (o.det == determinism::fast && o.algo == algorithm::atomic) shape = device_shape::atomic;
@@ -232,7 +221,9 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
 
   auto launch = [&](auto shape_tag, const auto& source) {
     constexpr device_shape S = decltype(shape_tag)::value;
-    constexpr auto kernel = reduce_whole_kernel<S, B, Reducer, std::decay_t<decltype(source)>>;
+    using View = std::decay_t<decltype(source)>;
+    constexpr auto kernel = reduce_whole_kernel<S, B, Reducer, View>;
+    const std::uint64_t head = vector_head(source, n), per_block = std::uint64_t(B) * vectors_in_flight * elements_per_vector<View>();
     const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, per_block);
     Acc* partials = nullptr;
     if (grid > 1 && (S == device_shape::two_pass_partials || sizeof(Acc) > 4)) partials = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
@@ -252,12 +243,7 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
         break;
     }
   };
-  if constexpr (L::vectorized && !L::always_usable) {
-    if (!vectorized) run(scalar_view<Source>{src});
-    else run(src);
-  } else {
-    run(src);
-  }
+  with_loadable(src, run);
 }
 
 }  // namespace backend

@@ -109,6 +109,27 @@ std::uint64_t vector_head(const Source& src, std::uint64_t n) {
   }
 }
 
+//! Elements a thread reads per vector slot of a fold over `Source`: a vector's width, or 1 on the
+//! scalar path.
+template <class Source>
+constexpr std::uint64_t elements_per_vector() {
+  using L = chunk_loader<Source>;
+  if constexpr (L::vectorized) return L::width;
+  else return 1;
+}
+
+//! Runs launch(source) with src, or with scalar_view<Source>{src} when src's arrays cannot share
+//! vector loads (dot with x and y at different offsets from a 16-byte boundary). For either,
+//! vector_head(source, n) and elements_per_vector<decltype(source)>() describe the fold.
+template <class Source, class Launch>
+void with_loadable(const Source& src, Launch&& launch) {
+  using L = chunk_loader<Source>;
+  if constexpr (L::vectorized && !L::always_usable) {
+    if (!L::usable(src)) return launch(scalar_view<Source>{src});
+  }
+  launch(src);
+}
+
 //! Folds width elements starting at index `first` into a. Reducers with a `fold` member (e.g.
 //! moments, which merges a whole chunk at once) use it; others combine element by element.
 template <class Reducer, class Acc, class E, int W>
