@@ -41,7 +41,7 @@ enum special : std::uint32_t { saw_nan = 1u, saw_pos_inf = 2u, saw_neg_inf = 4u 
 //! zeros and subnormals. Requires: t finite.
 PREDUCE_HD PREDUCE_INLINE int level_of(double t) {
   std::uint64_t b;
-  std::memcpy(&b, &t, sizeof b);
+  __builtin_memcpy(&b, &t, sizeof b);  // __builtin: usable in hipcc device code (see types.hpp)
   const int e = int((b >> 52) & 0x7ffu) - 1023;  // floor(log2 |t|) for normal t; -1023 below
   // L = ceil((e - 37) / 40) = floor((e + 2) / 40), kept on non-negative operands (e >= -1023).
   const int level = (e + 2 + 40 * 32) / 40 - 32;
@@ -206,7 +206,7 @@ struct format {
 template <class R>
 PREDUCE_HD PREDUCE_INLINE R from_bits(typename format<R>::bits_type b) {
   R r;
-  std::memcpy(&r, &b, sizeof r);
+  __builtin_memcpy(&r, &b, sizeof r);
   return r;
 }
 

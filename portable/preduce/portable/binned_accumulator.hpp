@@ -54,7 +54,7 @@ inline constexpr std::int32_t raw_level = -0x40000000;
 PREDUCE_HD PREDUCE_INLINE double pow2(int e) {
   const std::uint64_t b = std::uint64_t(e + 1023) << 52;
   double d;
-  std::memcpy(&d, &b, sizeof d);
+  __builtin_memcpy(&d, &b, sizeof d);  // __builtin: usable in hipcc device code (see types.hpp)
   return d;
 }
 
@@ -68,9 +68,9 @@ PREDUCE_HD PREDUCE_INLINE double times_pow2(double x, int e) {
 //! x with the lowest bit of its bit pattern set: |x| grows by at most one ulp.
 PREDUCE_HD PREDUCE_INLINE double lowest_bit_set(double x) {
   std::uint64_t b;
-  std::memcpy(&b, &x, sizeof b);
+  __builtin_memcpy(&b, &x, sizeof b);
   b |= 1u;
-  std::memcpy(&x, &b, sizeof x);
+  __builtin_memcpy(&x, &b, sizeof x);
   return x;
 }
 
