@@ -5,6 +5,7 @@
 # $OUT (at most 8 files come back): summary.txt, build.log, ctest.log, sanitizer.log,
 # bench.txt, bench.json.
 #   STAGES="build test sanitize bench"  the stages to run (default: all)
+#   BUILD_TARGETS="preduce-bench"       build only these targets (default: everything)
 #   BENCH_ARGS="--quick"                arguments for preduce-bench
 #   SAN_TIMEOUT=420 SAN_CASES='*'       each sanitizer's time cap (s) and doctest --test-case filter
 #   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
@@ -26,7 +27,7 @@ if has build; then
   start=$SECONDS
   { cmake -S . -B "$build" -DBACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
       -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" &&
-    cmake --build "$build" -j 16; } >"$OUT/build.log" 2>&1
+    cmake --build "$build" -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } >"$OUT/build.log" 2>&1
   rc=$?
   note "build: rc=$rc in $((SECONDS - start)) s"
   if [ $rc -ne 0 ]; then grep -E 'error|Error' "$OUT/build.log" | head -40; exit 1; fi

@@ -9,8 +9,7 @@ namespace detail {
 
 void dispatch(const queue& q, const request& r) {
   using portable::group;
-  if (runs_binned(r)) return portable::run_compiled<group::reproducible>(q, r);
-  switch (portable::group_of(r.op)) {
+  switch (portable::group_of(r)) {
     case group::sums: return portable::run_compiled<group::sums>(q, r);
     case group::products: return portable::run_compiled<group::products>(q, r);
     case group::dots: return portable::run_compiled<group::dots>(q, r);
@@ -18,7 +17,9 @@ void dispatch(const queue& q, const request& r) {
     case group::extremes: return portable::run_compiled<group::extremes>(q, r);
     case group::args: return portable::run_compiled<group::args>(q, r);
     case group::logical_bitwise: return portable::run_compiled<group::logical_bitwise>(q, r);
-    case group::reproducible: break;  // chosen by runs_binned above, never by group_of
+    case group::binned_sums: return portable::run_compiled<group::binned_sums>(q, r);
+    case group::binned_dots: return portable::run_compiled<group::binned_dots>(q, r);
+    case group::binned_moments: return portable::run_compiled<group::binned_moments>(q, r);
   }
 }
 

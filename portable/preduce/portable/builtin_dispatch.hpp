@@ -19,12 +19,24 @@ namespace portable {
 template <class T> struct type_tag { using type = T; };
 
 //! Dispatch groups, balanced for compile time (each is one translation unit per backend).
-//! `reproducible` holds every request detail::runs_binned() selects (binned_reducers.hpp).
-enum class group : unsigned char { sums, products, dots, moments, extremes, args, logical_bitwise, reproducible };
+//! The binned_* groups hold every request detail::runs_binned() selects (binned_reducers.hpp),
+//! split by operator: one binned group was the longest unit of every build (over 20 minutes of
+//! nvcc on one CI core), and three let the build's cores share it.
+enum class group : unsigned char {
+  sums, products, dots, moments, extremes, args, logical_bitwise, binned_sums, binned_dots, binned_moments
+};
 
-constexpr group group_of(detail::op_id op) {
+//! The group whose translation unit compiles the kernels for r.
+constexpr group group_of(const detail::request& r) {
   using detail::op_id;
-  switch (op) {
+  if (detail::runs_binned(r)) {
+    switch (r.op) {
+      case op_id::plus: case op_id::sum_of_squares: return group::binned_sums;
+      case op_id::dot: return group::binned_dots;
+      default: return group::binned_moments;  // which refuses every operator but moments
+    }
+  }
+  switch (r.op) {
     case op_id::plus: case op_id::sum_of_squares: return group::sums;
     case op_id::multiplies: return group::products;
     case op_id::dot: return group::dots;
@@ -34,6 +46,8 @@ constexpr group group_of(detail::op_id op) {
     default: return group::logical_bitwise;
   }
 }
+
+constexpr bool is_binned(group g) { return g == group::binned_sums || g == group::binned_dots || g == group::binned_moments; }
 
 [[noreturn]] inline void unsupported(const detail::request& r, const char* what) {
   detail::fail(errc::unsupported, r.function, std::string("no compiled kernel for ") + what + " on " + detail::dtype_name(r.in));
@@ -76,7 +90,7 @@ void with_accumulator(const detail::request& r, F&& f) {
 }
 
 //! Calls f(Op{}, type_tag<T>{}) for the built-in operator of group G that r names, where T is
-//! the input element type. Dot's operator carries r.y. The reproducible group's operators are
+//! the input element type. Dot's operator carries r.y. The binned groups' operators are
 //! partial<Op> (r.partial) or reproducible_value<Op> over plus, sum_of_squares, dot and moments.
 template <group G, class F>
 void visit_group(const detail::request& r, F&& f) {
@@ -84,7 +98,7 @@ void visit_group(const detail::request& r, F&& f) {
   using detail::nan_rule;
   with_input_type(r, [&](auto t) {
     using T = typename std::decay_t<decltype(t)>::type;
-    if constexpr (G == group::reproducible) {
+    if constexpr (is_binned(G)) {
       if constexpr (detail::is_floating<T>) {
         with_accumulator(r, [&](auto a) {
           using A = typename std::decay_t<decltype(a)>::type;
@@ -93,12 +107,13 @@ void visit_group(const detail::request& r, F&& f) {
             return f(reproducible_value<decltype(op)>{op}, t);
           };
           if constexpr (detail::is_sum_accumulator<T, A>) {  // the same pairs as is_moments_accumulator
-            switch (r.op) {
-              case op_id::plus: return run(plus<A>{});
-              case op_id::sum_of_squares: return run(sum_of_squares<A>{});
-              case op_id::dot: return run(dot<T, A>{static_cast<const T*>(r.y)});
-              case op_id::moments: return run(moments<A>{});
-              default: break;
+            if constexpr (G == group::binned_sums) {
+              if (r.op == op_id::plus) return run(plus<A>{});
+              if (r.op == op_id::sum_of_squares) return run(sum_of_squares<A>{});
+            } else if constexpr (G == group::binned_dots) {
+              if (r.op == op_id::dot) return run(dot<T, A>{static_cast<const T*>(r.y)});
+            } else {
+              if (r.op == op_id::moments) return run(moments<A>{});
             }
           }
           unsupported(r, "a reproducible form of this operator and accumulator");
