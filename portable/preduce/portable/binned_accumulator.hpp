@@ -280,6 +280,43 @@ PREDUCE_HD PREDUCE_NOINLINE accumulator<Layout> merged(accumulator<Layout> a, ac
   return a;
 }
 
+//! A renormalized accumulator's bins as exact integers: drift[k] = (bin[k] - anchor_k) in units
+//! of bin k (|drift| <= 2^49), carried[k] = carry[k] in units of 2^50 bin-k units (< 2^53: see
+//! the capacity argument). Counts of accumulators at one level add as integers: a GPU block sums
+//! its threads' counts with integer shuffles instead of merging accumulators pairwise.
+struct lattice_counts {
+  std::int64_t drift[folds];
+  std::int64_t carried[folds];
+};
+
+//! a's counts. Requires: a renormalized, not raw.
+template <class Layout>
+PREDUCE_HD PREDUCE_INLINE lattice_counts counts_of(const accumulator<Layout>& a) {
+  lattice_counts c;
+  for (int k = 0; k < folds; ++k) {
+    const int u = stored_unit_exponent<Layout>(a.level, k);
+    c.drift[k] = std::int64_t(times_pow2(a.bin[k] - anchor<Layout>(a.level, k), -u));  // exact integers
+    c.carried[k] = std::int64_t(times_pow2(a.carry[k], -u - 50));
+  }
+  return c;
+}
+
+//! The renormalized accumulator at `level` holding counts c (a sum of counts_of at that level
+//! whose drifts are below 2^62): the multiples of 2^50 units of each drift move to the carry.
+template <class Layout>
+PREDUCE_HD PREDUCE_INLINE accumulator<Layout> from_counts(int level, const lattice_counts& c, std::uint32_t specials) {
+  accumulator<Layout> a = empty_at<Layout>(level);
+  for (int k = 0; k < folds; ++k) {
+    const int u = stored_unit_exponent<Layout>(level, k);
+    const std::int64_t moved = (c.drift[k] + (std::int64_t(1) << 49)) >> 50;  // floor: kept in [-2^49, 2^49)
+    const std::int64_t kept = c.drift[k] - moved * (std::int64_t(1) << 50);
+    a.bin[k] += times_pow2(double(kept), u);                  // |kept| <= 2^49 units: exact
+    a.carry[k] = times_pow2(double(c.carried[k] + moved), u + 50);  // below 2^53: exact
+  }
+  a.specials = specials;
+  return a;
+}
+
 //! The exact content (detail::binned::digits) of an accumulator.
 template <class Layout>
 PREDUCE_HD PREDUCE_NOINLINE digits to_digits(accumulator<Layout> a) {
@@ -287,13 +324,8 @@ PREDUCE_HD PREDUCE_NOINLINE digits to_digits(accumulator<Layout> a) {
   digits d;
   d.level = a.level;
   d.specials = a.specials;
-  for (int k = 0; k < folds; ++k) {
-    const int u = stored_unit_exponent<Layout>(a.level, k);
-    // Both are exact integers: |drift| < 2^51 units, carry / 2^50 units < 2^54.
-    const auto drift = std::int64_t(times_pow2(a.bin[k] - anchor<Layout>(a.level, k), -u));
-    const auto carried = std::int64_t(times_pow2(a.carry[k], -u - 50));
-    d.bin[k] = digit_total::from(carried).shifted_left(50) + digit_total::from(drift);
-  }
+  const lattice_counts c = counts_of(a);  // |drift| < 2^51 units also holds between renormalizations
+  for (int k = 0; k < folds; ++k) d.bin[k] = digit_total::from(c.carried[k]).shifted_left(50) + digit_total::from(c.drift[k]);
   return d;
 }
 
