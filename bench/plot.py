@@ -63,6 +63,10 @@ def main(argv):
         with open(path) as f:
             reports.append(json.load(f))
     several_devices = len({r["device"] for r in reports}) > 1
+    # Reports of one device run with different options (e.g. --det reproducible and run_to_run)
+    # are told apart by the options that differ.
+    chosen = [{k: v for k, v in r.get("options", {}).items() if k in ("algo", "warp", "det")} for r in reports]
+    differing = sorted({k for c in chosen for k in c if len({str(o.get(k)) for o in chosen}) > 1})
 
     groups = {}
     for r in reports:
@@ -82,6 +86,8 @@ def main(argv):
         top = 0.0
         for i, r in enumerate(reports):
             suffix = f" ({short_device(r)})" if several_devices else ""
+            if differing:
+                suffix += " [" + ", ".join(f"{k}={chosen[i].get(k)}" for k in differing) + "]"
             series = [
                 ("preduce", f"preduce {r['backend']}{suffix}", colors[(2 * i) % len(colors)]),
                 ("vendor", f"{r['vendor']}{suffix}", colors[(2 * i + 1) % len(colors)]),

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: the whole-array kernel of the binned (determinism::reproducible and partial_of)
-// reducers. They run through the same thread fold (thread_load.cuh: 16-byte vector loads, the
-// reducers' chunk fold) and block reduction as every other reducer; what differs is the
-// register budget. A binned accumulator is 64-72 bytes, and the generic single-pass kernel's
+// reducers. They run through the same thread fold as every other reducer (thread_load.cuh:
+// 16-byte vector loads, the reducers' chunk fold); what differs is the register budget and the
+// block reduction. A binned accumulator is 64-72 bytes, and the generic single-pass kernel's
 // last block holds four partials per thread at once, which makes ptxas give every thread of
 // the kernel 126 (f32) to 165 (f64) registers: one or two 256-thread blocks per SM, too few
-// loads in flight to stream at the bandwidth ceiling. This kernel merges partials one at a
-// time and caps registers through its launch bounds. Merge order does not matter here (binned
-// merges are exact), only the finalized bits, which are the same for every grid.
+// loads in flight to stream at the bandwidth ceiling. This kernel caps registers through its
+// launch bounds and merges a block's accumulators by adding their bins' integer counts
+// (block_merge). Merge order does not matter here (binned merges are exact), only the
+// finalized bits, which are the same for every grid.
 #pragma once
 
 #include <cuda/atomic>
@@ -28,14 +29,16 @@ namespace preduce {
 namespace backend {
 
 //! Resident 256-thread blocks per SM the binned kernel is built for, by accumulator size. Launch
-//! bounds then cap registers at 65536 / (blocks * 256). First choices, reasoned from ptxas -v
-//! (CUDA 13, sm_90), not yet timed:
+//! bounds then cap registers at 65536 / (blocks * 256). Reasoned from ptxas -v (CUDA 13, sm_90):
 //!   one binned sum (64-72 bytes): 3 blocks, 80 registers: plus f32 and f64 fit without
 //!     spilling in the fold loop (f64 needs ~80 with 4 vectors in flight, 46 with one), and
 //!     768 threads x 64 bytes in flight keep 48 KiB per SM in flight (6.3 MB on an H200's 132
 //!     SMs: 4.4 TB/s at up to 1.4 us of latency).
 //!   moments (two sums, ~150 bytes): 2 blocks, 128 registers (at 80 it spills ~8 KB).
-//! To be confirmed with `preduce-bench --det reproducible` against run_to_run.
+//! Timed once, f32 plus at 2^28 on an H200 (git f321859's kernel, pairwise block merges, a
+//! device probe; loads in flight per thread x blocks per SM: registers, median us): 4x3: 80,
+//! 305.8 · 8x3: 78, 301.6 · 4x4: 64, 297.4 (spills) · 8x2: 106, 316.4 · 2x4: 64, 323.4 · 2x3: 80,
+//! 341.4. 4x4 was 3% faster; not adopted before it is timed with block_merge and for f64.
 template <class Acc>
 constexpr int binned_blocks_per_sm() {
   return sizeof(Acc) <= 80 ? 3 : 2;
@@ -128,8 +131,10 @@ __device__ portable::binned::moments_accumulator<T> block_merge(const portable::
 //! Writes: with one block, finalize(result) to *out. Otherwise block b's partial to
 //! partials[b]; unless Partials (two_pass: reduce_partials_kernel finishes), the last block to
 //! finish (an acq_rel counter) merges the partials and writes finalize(total) to *out.
-//! (Blocks claiming 32-256 KiB tiles from a counter instead of grid-stride shares balanced the
-//! blocks' finishing times but read memory more slowly: 288-368 us against 276 at 2^28 f32.)
+//! Grid-stride shares leave the blocks finishing up to 35 us apart at 2^28 f32 (H200). Blocks
+//! claiming 32-256 KiB tiles from a counter instead were slower still in a device probe (288-368
+//! us with block_merge, against 278 for this kernel in preduce-bench): tiles read memory more
+//! slowly than the grid-stride window.
 template <bool Partials, int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Reducer::acc_type>())
     reduce_binned_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
