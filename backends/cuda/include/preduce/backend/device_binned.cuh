@@ -58,7 +58,9 @@ struct is_binned_reducer<Reducer, std::void_t<decltype(Reducer::binned)>> : std:
 // 300 (clock stamps in the kernel, git f321859). Instead every thread raises its accumulator to
 // the block's highest level and renormalizes it, and the block adds the bins' integer counts
 // (portable::binned::lattice_counts, exact in int64 for 2^12 threads) with integer shuffles:
-// 2-3 us for the same work.
+// the 2^28 f32 sum fell from 301.6 to 278.3 us in preduce-bench (graph timer, git 381ef61).
+// The rows, columns and segments kernels and reduce_partials_kernel still merge pairwise
+// through block_reduce.
 
 //! A thread's bin counts and special-value flags, summed across the block.
 struct counted_bins {
@@ -131,10 +133,10 @@ __device__ portable::binned::moments_accumulator<T> block_merge(const portable::
 //! Writes: with one block, finalize(result) to *out. Otherwise block b's partial to
 //! partials[b]; unless Partials (two_pass: reduce_partials_kernel finishes), the last block to
 //! finish (an acq_rel counter) merges the partials and writes finalize(total) to *out.
-//! Grid-stride shares leave the blocks finishing up to 35 us apart at 2^28 f32 (H200). Blocks
-//! claiming 32-256 KiB tiles from a counter instead were slower still in a device probe (288-368
-//! us with block_merge, against 278 for this kernel in preduce-bench): tiles read memory more
-//! slowly than the grid-stride window.
+//! Grid-stride shares leave the blocks finishing up to 35 us apart at 2^28 f32 (H200: folds of
+//! 237-273 us, event-timed stamps in a device probe). Blocks claiming 32-256 KiB tiles from a
+//! counter instead took 288-368 us in the same kind of probe, block_merge included: tiles read
+//! memory more slowly than the grid-stride window, so the shares stay grid-stride.
 template <bool Partials, int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Reducer::acc_type>())
     reduce_binned_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
