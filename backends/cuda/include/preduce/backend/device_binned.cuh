@@ -6,9 +6,7 @@
 // last block holds four partials per thread at once, which makes ptxas give every thread of
 // the kernel 126 (f32) to 165 (f64) registers: one or two 256-thread blocks per SM, too few
 // loads in flight to stream at the bandwidth ceiling. This kernel caps registers through its
-// launch bounds and merges a block's accumulators by adding their bins' integer counts
-// (block_merge). Merge order does not matter here (binned merges are exact), only the
-// finalized bits, which are the same for every grid.
+// launch bounds; blocks merge their accumulators exactly through block_merge.cuh.
 #pragma once
 
 #include <cuda/atomic>
@@ -18,7 +16,7 @@
 
 #include <preduce/portable/binned_reducers.hpp>
 
-#include "block_reduce.cuh"
+#include "block_merge.cuh"
 #include "cuda_runtime_check.hpp"
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
@@ -38,7 +36,8 @@ namespace backend {
 //! Timed once, f32 plus at 2^28 on an H200 (git f321859's kernel, pairwise block merges, a
 //! device probe; loads in flight per thread x blocks per SM: registers, median us): 4x3: 80,
 //! 305.8 · 8x3: 78, 301.6 · 4x4: 64, 297.4 (spills) · 8x2: 106, 316.4 · 2x4: 64, 323.4 · 2x3: 80,
-//! 341.4. 4x4 was 3% faster; not adopted before it is timed with block_merge and for f64.
+//! 341.4. With block_merge (git 2430cc1, a device probe on an H100, event-timed medians), 4x4
+//! spills 88 bytes and is slower: 2^28 f32 uniform in [-1, 1]: 3 blocks 368.6 us, 4 blocks 395.0.
 template <class Acc>
 constexpr int binned_blocks_per_sm() {
   return sizeof(Acc) <= 80 ? 3 : 2;
@@ -49,79 +48,6 @@ template <class Reducer, class = void>
 struct is_binned_reducer : std::false_type {};
 template <class Reducer>
 struct is_binned_reducer<Reducer, std::void_t<decltype(Reducer::binned)>> : std::bool_constant<Reducer::binned> {};
-
-// ---------------------------------------------------------------------------------------------
-// Block merge
-// ---------------------------------------------------------------------------------------------
-// block_reduce would merge accumulators pairwise (renormalizing both, aligning levels) at every
-// shuffle step: 5 to 15 us for one 256-thread block on an H200, over 20 us of a 2^28 f32 sum's
-// 300 (clock stamps in the kernel, git f321859). Instead every thread raises its accumulator to
-// the block's highest level and renormalizes it, and the block adds the bins' integer counts
-// (portable::binned::lattice_counts, exact in int64 for 2^12 threads) with integer shuffles:
-// the 2^28 f32 sum fell from 301.6 to 278.3 us in preduce-bench (graph timer, git 381ef61).
-// The rows, columns and segments kernels and reduce_partials_kernel still merge pairwise
-// through block_reduce.
-
-//! A thread's bin counts and special-value flags, summed across the block.
-struct counted_bins {
-  portable::binned::lattice_counts counts;
-  std::uint32_t specials;
-};
-
-//! Sums counted_bins (block_reduce's reducer interface).
-struct counted_bins_sum {
-  using acc_type = counted_bins;
-  static constexpr detail::fused_op fused = detail::fused_op::none;
-  __device__ static counted_bins identity() { return {}; }
-  __device__ static counted_bins combine(const counted_bins& a, const counted_bins& b) {
-    counted_bins r;
-    for (int k = 0; k < portable::binned::folds; ++k) {
-      r.counts.drift[k] = a.counts.drift[k] + b.counts.drift[k];
-      r.counts.carried[k] = a.counts.carried[k] + b.counts.carried[k];
-    }
-    r.specials = a.specials | b.specials;
-    return r;
-  }
-};
-
-//! Shared storage for block_merge.
-template <int BlockThreads>
-struct block_merge_storage {
-  block_reduce_storage<int, BlockThreads> levels;
-  block_reduce_storage<counted_bins, BlockThreads> bins;
-  block_reduce_storage<std::uint64_t, BlockThreads> counts;  //!< moments' element counts
-  int level;
-};
-
-//! The exact merge of the block's accumulators, in thread 0 (other threads: unspecified).
-//! Requires: every thread calls it (three barriers). Storage may be reused by the next call.
-template <int BlockThreads, class Layout>
-__device__ portable::binned::accumulator<Layout> block_merge(portable::binned::accumulator<Layout> a,
-                                                             block_merge_storage<BlockThreads>& smem) {
-  namespace bin = portable::binned;
-  if (a.level == bin::raw_level) a = bin::materialized(a);
-  int level = block_reduce<BlockThreads>(detail::reducer<maximum, int>{}, int(a.level), smem.levels, warp_algorithm::shuffle);
-  if (threadIdx.x == 0) smem.level = level;
-  __syncthreads();
-  level = smem.level;
-  if (a.level < level) bin::raise_level(a, level);
-  bin::renormalize(a);
-  const counted_bins total =
-      block_reduce<BlockThreads>(counted_bins_sum{}, counted_bins{bin::counts_of(a), a.specials}, smem.bins, warp_algorithm::shuffle);
-  return bin::from_counts<Layout>(level, total.counts, total.specials);
-}
-
-//! block_merge for moments: the element count, the sum and the sum of squares.
-template <int BlockThreads, class T>
-__device__ portable::binned::moments_accumulator<T> block_merge(const portable::binned::moments_accumulator<T>& a,
-                                                                 block_merge_storage<BlockThreads>& smem) {
-  portable::binned::moments_accumulator<T> r;
-  r.count = block_reduce<BlockThreads>(detail::reducer<plus<std::uint64_t>, std::uint64_t>{}, a.count, smem.counts,
-                                       warp_algorithm::shuffle);
-  r.sum = block_merge<BlockThreads>(a.sum, smem);
-  r.squares = block_merge<BlockThreads>(a.squares, smem);
-  return r;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The kernel
@@ -142,11 +68,11 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
     reduce_binned_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
                          unsigned* blocks_done, typename Reducer::result_type* out) {
   using Acc = typename Reducer::acc_type;
-  __shared__ block_merge_storage<BlockThreads> smem;
+  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   __shared__ bool is_last;
   Acc a = fold_share<vectors_in_flight>(red, src, n, head, std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x,
                                         std::uint64_t(gridDim.x) * BlockThreads, red.identity());
-  a = block_merge<BlockThreads>(a, smem);
+  a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *out = red.finalize(a);
     return;
@@ -164,7 +90,7 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
     if (!is_last) return;
     a = threadIdx.x < gridDim.x ? load_coherent(partials + threadIdx.x) : red.identity();
     for (unsigned i = threadIdx.x + BlockThreads; i < gridDim.x; i += BlockThreads) a = red.combine(a, load_coherent(partials + i));
-    a = block_merge<BlockThreads>(a, smem);
+    a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
     if (threadIdx.x == 0) {
       *out = red.finalize(a);
       *blocks_done = 0;

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "block_reduce.cuh"
+#include "block_merge.cuh"
 #include "cuda_runtime_check.hpp"
 #include "queue_state.hpp"
 #include "thread_load.cuh"

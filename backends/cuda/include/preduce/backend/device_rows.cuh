@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "block_reduce.cuh"
+#include "block_merge.cuh"
 #include "cuda_runtime_check.hpp"
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
