@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: one result per row of a row-major rows x cols matrix. Three kernels, chosen
 // from the shape (enqueue_rows):
-//   short rows   a group of 1..32 lanes per row, each lane one 16-byte vector or one element,
-//                several rows in flight per group (reduce_short_rows_kernel);
+//   short rows   a group of 1..32 lanes per row, each lane 1..4 16-byte vectors or elements of
+//                it, several rows in flight per group (reduce_short_rows_kernel);
 //   long rows    a warp per row with 16-byte loads (reduce_rows_by_warp_kernel);
 //   few rows     a block per tile of a row; tiles of one row combined by the row's last block
 //                (reduce_row_tiles_kernel).
@@ -28,66 +28,82 @@
 namespace preduce {
 namespace backend {
 
-//! Short rows. Requires: blockDim.x == BlockThreads (a multiple of 32); lanes = 2^lanes_log2
-//! <= 32; `vectorized` only when chunk_loader<Source> is vectorized and usable, the source's
-//! arrays are 16-byte aligned and cols % width == 0 (every row then starts on a 16-byte
-//! boundary); cols <= lanes * (vectorized ? width : 1), so lane j of a group holds item j of its
-//! row (vector j, or element j) or nothing.
-//! Work: warp w takes rounds of (32 / lanes) * rows_in_flight consecutive rows (rounds w, w +
-//! warps, ...); in a round, group g of the warp takes rows first + k * (32 / lanes) + g for
-//! k < rows_in_flight, so each load instruction of the warp reads consecutive rows.
+//! Short rows: a group of lanes = 2^lanes_log2 <= 32 per row, each lane holding items j, j +
+//! lanes, ... (per = 2^per_log2 <= rows_in_flight of them) of its row, an item being a 16-byte
+//! vector when `vectorized`, else an element. A thread always has rows_in_flight items in
+//! flight: those of rows_in_flight / per rows.
+//! Requires: blockDim.x == BlockThreads (a multiple of 32); `vectorized` only when
+//! chunk_loader<Source> is vectorized and usable, the source's arrays are 16-byte aligned and
+//! cols % width == 0 (every row then starts on a 16-byte boundary); items per row <= lanes * per.
+//! Work: warp w takes rounds of (32 / lanes) * (rows_in_flight / per) consecutive rows (rounds w,
+//! w + warps, ...); in a round, group g of the warp takes rows first + k * (32 / lanes) + g, so
+//! each load instruction of the warp reads consecutive rows or consecutive items of a row.
+//! Combines, in a fixed order: a lane's items of a row in item order (a pairwise tree over slots),
+//! then the group's lanes (group_reduce).
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_short_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2,
-                             bool vectorized, typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+                             unsigned per_log2, bool vectorized, typename Reducer::result_type* out, std::uint64_t out_stride,
+                             warp_algorithm w) {
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
-  constexpr int R = rows_in_flight;
-  const unsigned lanes = 1u << lanes_log2;
+  constexpr int S = rows_in_flight;  // item slots per thread: slot s holds item s % per of row slot s / per
+  const unsigned lanes = 1u << lanes_log2, per = 1u << per_log2;
   const unsigned lane = threadIdx.x % warp_threads;
   const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
   const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
-  const std::uint64_t per_round = std::uint64_t(groups) * R;
+  const std::uint64_t per_round = std::uint64_t(groups) * (S >> per_log2);
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+  const auto row_of = [&](std::uint64_t first, int s) { return first + std::uint64_t(s >> per_log2) * groups + g; };
+  const auto item_of = [&](int s) { return std::uint64_t(j) + std::uint64_t(s & (per - 1)) * lanes; };
 
   for (std::uint64_t first = warp * per_round; first < rows; first += warps * per_round) {  // warp-uniform
-    Acc a[R];
+    Acc a[S];
     bool vector_done = false;
     if constexpr (L::vectorized) {
       if (vectorized) {
         constexpr int W = L::width;
-        typename L::element e[R][W];
-        bool has[R];
+        typename L::element e[S][W];
+        bool has[S];
 #pragma unroll
-        for (int k = 0; k < R; ++k) {
-          const std::uint64_t row = first + std::uint64_t(k) * groups + g;
-          has[k] = row < rows && std::uint64_t(j) * W < cols;
-          if (has[k]) L::load(src, row * cols + std::uint64_t(j) * W, e[k]);
+        for (int s = 0; s < S; ++s) {
+          const std::uint64_t row = row_of(first, s), item = item_of(s);
+          has[s] = row < rows && item * W < cols;
+          if (has[s]) L::load(src, row * cols + item * W, e[s]);
         }
 #pragma unroll
-        for (int k = 0; k < R; ++k) a[k] = has[k] ? fold_chunk(red, red.identity(), e[k], std::uint64_t(j) * W) : red.identity();
+        for (int s = 0; s < S; ++s) a[s] = has[s] ? fold_chunk(red, red.identity(), e[s], item_of(s) * W) : red.identity();
         vector_done = true;
       }
     }
     if (!vector_done) {
-      typename Source::value_type e[R];
-      bool has[R];
+      typename Source::value_type e[S];
+      bool has[S];
 #pragma unroll
-      for (int k = 0; k < R; ++k) {
-        const std::uint64_t row = first + std::uint64_t(k) * groups + g;
-        has[k] = row < rows && j < cols;
-        if (has[k]) e[k] = src[row * cols + j];
+      for (int s = 0; s < S; ++s) {
+        const std::uint64_t row = row_of(first, s), item = item_of(s);
+        has[s] = row < rows && item < cols;
+        if (has[s]) e[s] = src[row * cols + item];
       }
 #pragma unroll
-      for (int k = 0; k < R; ++k) a[k] = has[k] ? red.lift(e[k], j) : red.identity();
+      for (int s = 0; s < S; ++s) a[s] = has[s] ? red.lift(e[s], item_of(s)) : red.identity();
+    }
+    // A row's slots are s0 .. s0 + per - 1 (s0 a multiple of per): fold them into slot s0.
+#pragma unroll
+    for (int step = 1; step < S; step *= 2) {
+      if (per > unsigned(step)) {
+#pragma unroll
+        for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
+      }
     }
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-      a[k] = group_reduce(red, a[k], lanes, w);
-      const std::uint64_t row = first + std::uint64_t(k) * groups + g;
-      if (j == 0 && row < rows) out[row * out_stride] = red.finalize(a[k]);
+    for (int s = 0; s < S; ++s) {
+      if ((s & (per - 1)) != 0) continue;  // warp-uniform
+      a[s] = group_reduce(red, a[s], lanes, w);
+      const std::uint64_t row = row_of(first, s);
+      if (j == 0 && row < rows) out[row * out_stride] = red.finalize(a[s]);
     }
   }
 }
@@ -95,7 +111,7 @@ __global__ void __launch_bounds__(BlockThreads)
 //! Lane `lane`'s share of one 16-byte aligned row of `vectors` vectors starting at element
 //! `first` (no scalar head or tail): vectors lane, lane + 32, ..., vectors_in_flight of them
 //! loaded before any is folded, the last round predicated rather than finished one vector at a
-//! time, so that even a row of two vectors per lane (256 floats) has both loads in flight.
+//! time, so that a row's last vectors are in flight together.
 //! Requires: chunk_loader<Source> vectorized and usable. Lifts element first + i with index i.
 template <class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Reducer& red, const Source& src, std::uint64_t first,
@@ -201,7 +217,8 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 
 //! Enqueues out[r * out_stride] = reduction of row r for r < rows (rows >= 1) on s's stream.
 //! Selection (items = vectors per row when rows_aligned, else elements):
-//!   items <= 32                          reduce_short_rows_kernel, lanes = 2^ceil(log2 items)
+//!   items <= 32 * rows_in_flight         reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up to
+//!                                        32, each lane 2^ceil(log2(items / lanes)) items
 //!   rows >= resident warps / 2           reduce_rows_by_warp_kernel
 //!   otherwise                            reduce_row_tiles_kernel, tiles = ceil(resident blocks
 //!                                        / rows), each at least row_tile_min_bytes
@@ -217,12 +234,13 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     if (aligned) items = cols / L::width;
   }
 
-  if (items <= warp_threads) {
-    const unsigned lanes_log2 = ceil_log2(items);
-    const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * rows_in_flight;
+  if (items <= std::uint64_t(warp_threads) * rows_in_flight) {
+    const unsigned lanes_log2 = ceil_log2(items < warp_threads ? items : warp_threads);
+    const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
+    const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (rows_in_flight >> per_log2);
     const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, per_block);
-    reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, aligned, out,
-                                                                                 out_stride, o.warp);
+    reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per_log2, aligned,
+                                                                                 out, out_stride, o.warp);
     check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
     return;
   }

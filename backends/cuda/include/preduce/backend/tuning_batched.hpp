@@ -23,9 +23,10 @@ inline device_slots slots_for(int sm_count) {
   return {blocks, blocks * (block_threads / warp_threads)};
 }
 
-//! Short rows (each lane of a row's group holds at most one 16-byte vector or one element):
-//! rows a group loads before folding any. With vectors that is 64 bytes in flight per thread,
-//! what vectors_in_flight gives the whole-array kernel (100.8% of the read ceiling on an H200).
+//! Short rows (at most this many 16-byte vectors or elements of a row per lane): items a thread
+//! loads before folding any, from rows_in_flight / (items per lane) rows. With vectors that is
+//! 64 bytes in flight per thread, what vectors_in_flight gives the whole-array kernel (100.8% of
+//! the read ceiling on an H200).
 constexpr int rows_in_flight = 4;
 
 //! Long rows get a warp each when there are at least resident warps / this many rows: half the
