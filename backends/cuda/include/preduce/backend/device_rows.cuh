@@ -29,15 +29,16 @@ namespace preduce {
 namespace backend {
 
 //! Short rows: a group of lanes = 2^lanes_log2 <= 32 per row, each lane holding items j, j +
-//! lanes, ... (per = 2^per_log2 <= rows_in_flight of them) of its row, an item being a 16-byte
-//! vector when `vectorized`, else an element. A thread always has rows_in_flight items in
-//! flight: those of rows_in_flight / per rows.
+//! lanes, ... (per = 2^per_log2 <= row_items_in_flight of them) of its row, an item being a
+//! 16-byte vector when `vectorized`, else an element. A thread loads up to row_items_in_flight
+//! items before folding any: those of row_items_in_flight / per rows.
 //! Requires: blockDim.x == BlockThreads (a multiple of 32); `vectorized` only when
 //! chunk_loader<Source> is vectorized and usable, the source's arrays are 16-byte aligned and
 //! cols % width == 0 (every row then starts on a 16-byte boundary); items per row <= lanes * per.
-//! Work: warp w takes rounds of (32 / lanes) * (rows_in_flight / per) consecutive rows (rounds w,
-//! w + warps, ...); in a round, group g of the warp takes rows first + k * (32 / lanes) + g, so
-//! each load instruction of the warp reads consecutive rows or consecutive items of a row.
+//! Work: warp w takes rounds of (32 / lanes) * (row_items_in_flight / per) consecutive rows
+//! (rounds w, w + warps, ...); in a round, group g of the warp takes rows first + k * (32 /
+//! lanes) + g, so each load instruction of the warp reads consecutive rows or consecutive items
+//! of a row.
 //! Combines, in a fixed order: a lane's items of a row in item order (a pairwise tree over slots),
 //! then the group's lanes (group_reduce).
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(BlockThreads)
                              warp_algorithm w) {
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
-  constexpr int S = rows_in_flight;  // item slots per thread: slot s holds item s % per of row slot s / per
+  constexpr int S = row_items_in_flight;  // item slots per thread: slot s holds item s % per of row slot s / per
   const unsigned lanes = 1u << lanes_log2, per = 1u << per_log2;
   const unsigned lane = threadIdx.x % warp_threads;
   const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
@@ -217,8 +218,8 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 
 //! Enqueues out[r * out_stride] = reduction of row r for r < rows (rows >= 1) on s's stream.
 //! Selection (items = vectors per row when rows_aligned, else elements):
-//!   items <= 32 * rows_in_flight         reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up to
-//!                                        32, each lane 2^ceil(log2(items / lanes)) items
+//!   items <= 32 * row_items_in_flight    reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up
+//!                                        to 32, each lane 2^ceil(log2(items / lanes)) items
 //!   rows >= resident warps / 2           reduce_rows_by_warp_kernel
 //!   otherwise                            reduce_row_tiles_kernel, tiles = ceil(resident blocks
 //!                                        / rows), each at least row_tile_min_bytes
@@ -234,10 +235,10 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     if (aligned) items = cols / L::width;
   }
 
-  if (items <= std::uint64_t(warp_threads) * rows_in_flight) {
+  if (items <= std::uint64_t(warp_threads) * row_items_in_flight) {
     const unsigned lanes_log2 = ceil_log2(items < warp_threads ? items : warp_threads);
     const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
-    const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (rows_in_flight >> per_log2);
+    const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2);
     const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, per_block);
     reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per_log2, aligned,
                                                                                  out, out_stride, o.warp);

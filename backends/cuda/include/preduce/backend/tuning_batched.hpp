@@ -24,12 +24,12 @@ inline device_slots slots_for(int sm_count) {
 }
 
 //! Short rows (at most this many 16-byte vectors or elements of a row per lane): items a thread
-//! loads before folding any, from rows_in_flight / (items per lane) rows. With vectors that is
-//! 64 bytes in flight per thread, what vectors_in_flight gives the whole-array kernel (100.8% of
+//! loads before folding any, from row_items_in_flight / (items per lane) rows. With vectors that
+//! is 64 bytes in flight per thread, what vectors_in_flight gives the whole-array kernel (100.8% of
 //! the read ceiling on an H200). Rows of 256 f32 (64 vectors: 2 per lane, 2 rows in flight) rose
 //! from 72.5% of the ceiling under the warp-per-row kernel (two loads in flight) to 94.8%
 //! (preduce-bench --batched, H200, git 8d81a60 and e9e4dac).
-constexpr int rows_in_flight = 4;
+constexpr int row_items_in_flight = 4;
 
 //! Long rows get a warp each when there are at least resident warps / this many rows: half the
 //! warps busy, each with 4 x 16 bytes in flight per lane, still keeps ~64 KiB in flight per SM,
