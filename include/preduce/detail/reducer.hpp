@@ -328,6 +328,11 @@ struct arg_reducer {
     return b_better || (tie && b.index < a.index) ? b : a;
   }
   PREDUCE_HD static result_type finalize(acc_type a) { return {T(a.value), a.index}; }
+  //! The value-only reduction an arg result's value comes from, and the test for an element
+  //! that ties its result (NaN ties NaN, -0 ties +0): the first index among the ties is the arg
+  //! result's index. Backends reduce lanes this way (two narrow trees instead of one wide one).
+  using value_reducer = extreme_reducer<R, IsMax, T>;
+  PREDUCE_HD static bool ties(V x, V best) { return is_nan(best) ? is_nan(x) : x == best; }
   //! Folds W consecutive elements at indices first, first + 1, ... that all exceed every index
   //! already in a (as inside one thread's share): a later element wins only when strictly better,
   //! so ties need no index comparison.

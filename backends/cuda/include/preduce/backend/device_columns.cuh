@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(BlockThreads)
         const std::uint64_t r = r0 + u * step + ro;
 #pragma unroll
         for (int c = 0; c < C; ++c)
-          if (c0 + c < cols) a[c] = red.combine(a[c], red.lift(e[u][c], r));
+          if (c0 + c < cols) a[c] = fold_element(red, a[c], e[u][c], r);
       }
     }
 

@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
 #pragma unroll
           for (int u = 0; u < U; ++u) {
             const unsigned i = i0 + u * lanes + j;
-            if (i < n) a = red.combine(a, red.lift(v[u], i));
+            if (i < n) a = fold_element(red, a, v[u], i);
           }
         }
       }

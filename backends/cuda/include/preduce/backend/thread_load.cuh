@@ -143,6 +143,15 @@ __device__ __forceinline__ Acc fold_chunk(const Reducer& red, Acc a, const E (&e
   }
 }
 
+//! Folds element x at index i into a, i above every index a holds (a thread's own elements,
+//! taken in order): through the reducer's chunk fold where it has one (arg reducers: a later
+//! element wins only when strictly better, with no index comparison).
+template <class Reducer, class Acc, class E>
+__device__ __forceinline__ Acc fold_element(const Reducer& red, Acc a, const E& x, std::uint64_t i) {
+  const E one[1] = {x};
+  return fold_chunk(red, a, one, i);
+}
+
 //! Folds into `a` the share of src[0..n) owned by thread g of `threads`, in this order: head
 //! element g (if g < head); body vectors v = g, g + threads, ... (Unroll 16-byte loads issued
 //! before any is folded, the last partial round too: Unroll / loads_per_vector element vectors,

@@ -20,24 +20,40 @@ constexpr unsigned full_warp_mask = 0xffffffffu;
 // 1. Shuffle tree, operator in C++
 // ---------------------------------------------------------------------------------------------
 
-//! __shfl_down_sync for any trivially copyable T, moved in 32-bit words.
-//! Requires: all 32 lanes active. Returns lane (lane + delta)'s value, or the caller's own value
-//! where lane + delta >= 32.
+//! Moves any trivially copyable T across lanes in 32-bit words, word w going through
+//! shuffle(w) (one of the __shfl_*_sync intrinsics on an unsigned word).
+template <class T, class Shuffle>
+__device__ __forceinline__ T shfl_words(const T& v, Shuffle shuffle) {
+  static_assert(std::is_trivially_copyable<T>::value, "shuffled accumulators must be trivially copyable");
+  constexpr int words = int((sizeof(T) + 3) / 4);
+  unsigned in[words] = {};
+  std::memcpy(in, &v, sizeof(T));
+#pragma unroll
+  for (int w = 0; w < words; ++w) in[w] = shuffle(in[w]);
+  T out;
+  std::memcpy(&out, in, sizeof(T));
+  return out;
+}
+
+//! __shfl_down_sync for any trivially copyable T. Requires: all 32 lanes active. Returns lane
+//! (lane + delta)'s value, or the caller's own value where lane + delta >= 32.
 template <class T>
 __device__ __forceinline__ T shfl_down(const T& v, unsigned delta) {
-  static_assert(std::is_trivially_copyable<T>::value, "shuffled accumulators must be trivially copyable");
-  if constexpr (std::is_arithmetic<T>::value && sizeof(T) >= 4) {
-    return __shfl_down_sync(full_warp_mask, v, delta);
-  } else {
-    constexpr int words = int((sizeof(T) + 3) / 4);
-    unsigned in[words] = {};
-    std::memcpy(in, &v, sizeof(T));
-#pragma unroll
-    for (int w = 0; w < words; ++w) in[w] = __shfl_down_sync(full_warp_mask, in[w], delta);
-    T out;
-    std::memcpy(&out, in, sizeof(T));
-    return out;
-  }
+  return shfl_words(v, [delta](unsigned x) { return __shfl_down_sync(full_warp_mask, x, delta); });
+}
+
+//! __shfl_xor_sync for any trivially copyable T. Requires: all 32 lanes active. Returns lane
+//! (lane ^ mask)'s value.
+template <class T>
+__device__ __forceinline__ T shfl_xor(const T& v, unsigned mask) {
+  return shfl_words(v, [mask](unsigned x) { return __shfl_xor_sync(full_warp_mask, x, mask); });
+}
+
+//! __shfl_sync for any trivially copyable T. Requires: all 32 lanes active. Returns lane
+//! `source`'s value.
+template <class T>
+__device__ __forceinline__ T shfl_from(const T& v, unsigned source) {
+  return shfl_words(v, [source](unsigned x) { return __shfl_sync(full_warp_mask, x, source); });
 }
 
 //! Tree reduction by shuffles, offsets 16, 8, 4, 2, 1. Requires: all 32 lanes active, each
@@ -208,18 +224,63 @@ __device__ __forceinline__ Acc warp_reduce_hardware(const Reducer&, Acc v) {
 #endif
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. arg accumulators ({value, 64-bit index}): a value tree, then an index tree
+// ---------------------------------------------------------------------------------------------
+// The plain tree moves an arg<float> as 4 words per step (value, index, padding) into
+// arg_reducer::combine (identity, NaN, order and tie tests, ~15 instructions). Split instead:
+// the extreme value alone (one word per step for 32-bit values, value_reducer's combine), then
+// the least index among the lanes whose value ties it (two words, an unsigned min), then the
+// winner lane's own value (ties compare -0 equal to +0; the result keeps the element's bits).
+// The same result as the plain tree whatever the combination order: the extreme value's first
+// index, NaN under the reducer's rule, the identity when no lane holds an element.
+// Measured on an H200 (f32 argmax, 2^28 elements, probe of 2026-11-21): rows of 256 (a warp per
+// row group) 459.0 -> 444.6 us. Groups of fewer lanes (subwarp_reduce.cuh) keep the plain tree:
+// with eight lanes the two dependent trees were slower (rows of 32: 551.6 -> 611.0 us).
+
+//! Whether Reducer is an arg reducer with a value-only twin (value_reducer) and a tie test.
+template <class Reducer, class = void>
+struct has_value_tree : std::false_type {};
+template <class Reducer>
+struct has_value_tree<Reducer, std::void_t<typename Reducer::value_reducer>> : std::true_type {};
+
+//! Requires: all 32 lanes active, each holding a valid accumulator; has_value_tree<Reducer>.
+//! Returns the warp's result in every lane.
+template <class Reducer, class V>
+__device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
+  using X = typename Reducer::value_reducer;
+  const bool held = a.index != npos;
+  V best = held ? a.value : X::identity();
+#pragma unroll
+  for (int d = warp_threads / 2; d > 0; d /= 2) best = X::combine(best, shfl_xor(best, unsigned(d)));
+  std::uint64_t first = held && Reducer::ties(a.value, best) ? a.index : npos;
+#pragma unroll
+  for (int d = warp_threads / 2; d > 0; d /= 2) {
+    const std::uint64_t other = shfl_xor(first, unsigned(d));
+    first = other < first ? other : first;
+  }
+  const unsigned winners = __ballot_sync(full_warp_mask, held && a.index == first);
+  const V value = shfl_from(a.value, winners != 0 ? unsigned(__ffs(int(winners))) - 1 : 0u);
+  return first == npos ? Reducer::identity() : arg<V>{value, first};
+}
+
 //! The warp reduction chosen by `w`, falling back (hardware -> fused -> shuffle) where the
 //! requested one does not apply. `automatic` takes the first that applies of hardware, fused.
+//! Arg accumulators always take the value and index trees (warp_reduce_arg; no other applies).
 //! Requires: all 32 lanes active. Returns the warp's result in lane 0.
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algorithm w) {
-  if constexpr (has_hardware_reduce<Reducer, Acc>()) {
-    if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_hardware(red, v);
+  if constexpr (has_value_tree<Reducer>::value) {
+    return warp_reduce_arg(red, v);
+  } else {
+    if constexpr (has_hardware_reduce<Reducer, Acc>()) {
+      if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_hardware(red, v);
+    }
+    if constexpr (has_fused_shuffle<Reducer, Acc>()) {
+      if (w != warp_algorithm::shuffle) return warp_reduce_fused(red, v);
+    }
+    return warp_reduce_shuffle(red, v);
   }
-  if constexpr (has_fused_shuffle<Reducer, Acc>()) {
-    if (w != warp_algorithm::shuffle) return warp_reduce_fused(red, v);
-  }
-  return warp_reduce_shuffle(red, v);
 }
 
 }  // namespace backend
