@@ -3,7 +3,9 @@
 // from the shape (enqueue_rows):
 //   short rows   a group of 1..32 lanes per row, each lane 1..4 16-byte vectors or elements of
 //                it, several rows in flight per group (reduce_short_rows_kernel);
-//   long rows    a warp per row with 16-byte loads (reduce_rows_by_warp_kernel);
+//   long rows    a warp per row with 16-byte loads (reduce_rows_by_warp_kernel), or a block
+//                per row for rows of 16 KiB or more under a cheap combine (reduce_row_tiles_kernel,
+//                one tile per row);
 //   few rows     a block per tile of a row; tiles of one row combined by the row's last block
 //                (reduce_row_tiles_kernel).
 // Every result lifts element (r, c) with index c, and is run_to_run deterministic: the split of
@@ -220,7 +222,10 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 //! Selection (items = vectors per row when rows_aligned, else elements):
 //!   items <= 32 * row_items_in_flight    reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up
 //!                                        to 32, each lane 2^ceil(log2(items / lanes)) items
-//!   rows >= resident warps / 2           reduce_rows_by_warp_kernel
+//!   rows >= resident warps / 2           reduce_row_tiles_kernel with one tile per row (a block
+//!                                        per row) for rows of block_row_min_bytes or more and a
+//!                                        reducer with a fused shuffle step; else
+//!                                        reduce_rows_by_warp_kernel
 //!   otherwise                            reduce_row_tiles_kernel, tiles = ceil(resident blocks
 //!                                        / rows), each at least row_tile_min_bytes
 template <class Reducer, class Source>
@@ -247,6 +252,16 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
   }
 
   if (rows >= slots.warps / warp_rows_divisor) {
+    if constexpr (has_fused_shuffle<Reducer, Acc>()) {
+      if (cols * sizeof(typename Source::value_type) >= block_row_min_bytes) {  // a block per row: one tile each
+        with_loadable(src, [&](const auto& source) {
+          reduce_row_tiles_kernel<block_threads><<<unsigned(rows), block_threads, 0, s.stream>>>(red, source, cols, 1, cols, nullptr,
+                                                                                               nullptr, out, out_stride, o.warp);
+        });
+        check_cuda(cudaGetLastError(), "reduce_rows: launching the block-per-row kernel");
+        return;
+      }
+    }
     const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads / warp_threads);
     with_loadable(src, [&](const auto& source) {
       reduce_rows_by_warp_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, rows, cols, aligned, out, out_stride,

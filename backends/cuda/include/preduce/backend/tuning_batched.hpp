@@ -38,6 +38,16 @@ constexpr int row_items_in_flight = 4;
 constexpr std::uint64_t warp_rows_divisor = 2;
 constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 
+//! Many long rows of at least this many bytes get a block per row instead of a warp per row
+//! when the reducer's lanes combine in one fused shuffle step (sums, min, max): a block of
+//! block_threads threads then loads a 16 KiB row (1024 16-byte vectors) in one round of
+//! vectors_in_flight loads. H200, f32, 2^28 elements, kernel timed alone (probe of 2026-11-21):
+//! plus rows of 4096, warp per row 251.9 us, block per row 240.1 us (CUB 235.1 in
+//! preduce-bench); rows of 8192: 253.5 -> 240.3; rows of 2048 (half a round): 255.4 -> 254.9,
+//! not worth it. argmax rows of 4096 (no fused step): 264.6 -> 383.6 us, so arg reducers keep a
+//! warp per row (the block reduction's tail costs more than the round saves).
+constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * 16;
+
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
 constexpr int column_rows_in_flight = 4;
 //! Columns: fewest row steps one warp takes before the rows are split among more warps (each
@@ -45,8 +55,13 @@ constexpr int column_rows_in_flight = 4;
 constexpr std::uint64_t column_min_steps = 8;
 
 //! Segments: elements each lane of a group loads before folding any (short segments are read
-//! element by element: they are rarely 16-byte aligned). 8 x 4 bytes in flight per lane for f32.
-constexpr int segment_loads_in_flight = 8;
+//! element by element: they are rarely 16-byte aligned); the lanes per segment follow from it
+//! (enqueue_segments), so it also sets how many segments a warp has in flight. Swept on an H200
+//! (heavy-tailed f32 segments, 2^28 elements, 3 blocks per SM; kernel timed alone, probe of
+//! 2026-11-21): 8: plus 589 us / argmax 1099 us; 12: 637 / 1234; 16: 516 / 818; 20: 548 / 913;
+//! 24: 573 / 1034; 32: 562 / 1417 (spilling). The kernel is latency-bound: 16 puts 64 bytes in
+//! flight per lane for f32, twice what 8 did.
+constexpr int segment_loads_in_flight = 16;
 //! Segments: steps (of lanes x segment_loads_in_flight elements) a group takes on one segment;
 //! longer segments are reduced by the whole warp with vector loads.
 constexpr std::uint64_t segment_group_steps = 2;

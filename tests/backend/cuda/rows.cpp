@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce tests (cuda backend): the strategies reduce_rows picks only on shapes too large for the
+// shared suite: many rows of 16 KiB or more (more than half the resident warps of a large GPU),
+// which go a block per row under a sum, min or max and a warp per row under the others; rows
+// aligned to 16 bytes and rows that are not (4099 columns).
+#include "../../test_support.hpp"
+
+TEST_CASE_TEMPLATE("cuda.rows.many_long_rows", T, float, double, std::int32_t) {
+  const preduce::queue& q = test::shared_queue();
+  constexpr std::size_t rows = 6000;
+  for (const std::size_t cols : {std::size_t(16384 / sizeof(T) + 4), std::size_t(4099)}) {
+    SUBCASE(("cols=" + std::to_string(cols)).c_str()) {
+      const std::size_t n = rows * cols;
+      const std::int64_t m = test::exact_magnitude<T>(cols, false);
+      auto check = [&](auto op) {
+        using Op = decltype(op);
+        const auto x = test::make_data<T>(test::shape_for<Op, T>(), n, test::seed_for<T>("many long rows", cols, 7), m);
+        const preduce::device_buffer<T> d(q, x);
+        preduce::device_buffer<test::result_of<Op, T>> out(q, rows);
+        preduce::reduce_rows(q, d.data(), rows, cols, out.data(), op);
+        test::check_results(out.to_host(),
+                            test::ref::per_row(rows, cols, [](const T* xs, std::size_t len) { return test::expected(Op{}, xs, len); }, x.data()));
+      };
+      SUBCASE("plus") { check(preduce::plus<>{}); }
+      SUBCASE("maximum") { check(preduce::maximum{}); }
+      SUBCASE("argmax") { check(preduce::argmax{}); }
+    }
+  }
+}
