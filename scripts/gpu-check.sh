@@ -4,7 +4,8 @@
 # backend (sm_90), run the whole suite, compute-sanitizer, and preduce-bench. Results go to
 # $OUT (at most 8 files come back): summary.txt, build.log, ctest.log, sanitizer.log,
 # bench.txt, bench.json.
-#   STAGES="build test sanitize bench"  the stages to run (default: all)
+#   STAGES="build sass test sanitize bench"  the stages to run (default: all; sass counts the
+#                                       library's vector loads, shuffles and spills: ~2 minutes)
 #   BUILD_TARGETS="preduce-bench"       build only these targets (default: everything)
 #   BENCH_ARGS="--quick"                arguments for preduce-bench
 #   SAN_TIMEOUT=420 SAN_CASES='*'       each sanitizer's time cap (s) and doctest --test-case filter
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/preduce-gpu}
 mkdir -p "$OUT"
 build=${BUILD_DIR:-build/gpu}
-stages=${STAGES:-build test sanitize bench}
+stages=${STAGES:-build sass test sanitize bench}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -33,10 +34,13 @@ if has build; then
   if [ $rc -ne 0 ]; then grep -E 'error|Error' "$OUT/build.log" | head -40; exit 1; fi
 fi
 
-if has build; then
+if has sass; then
   # What the compiler made of the kernels: 16-byte loads, fused shuffles, redux.sync, spills.
-  sass=$(cuobjdump -sass "$build/libpreduce.a" 2>/dev/null)
-  note "sass: LDG.E.128=$(grep -c 'LDG.E.128' <<<"$sass") SHFL.DOWN=$(grep -c 'SHFL.DOWN' <<<"$sass") REDUX=$(grep -c 'REDUX' <<<"$sass") local-memory(LDL/STL)=$(grep -cE 'LDL|STL' <<<"$sass")"
+  # (Through a file: the listing is hundreds of MB, more than a shell variable copes with.)
+  sass="$build/libpreduce.sass"
+  cuobjdump -sass "$build/libpreduce.a" >"$sass" 2>/dev/null
+  note "sass: LDG.E.128=$(grep -c 'LDG.E.128' "$sass") SHFL.DOWN=$(grep -c 'SHFL.DOWN' "$sass") REDUX=$(grep -c 'REDUX' "$sass") local-memory(LDL/STL)=$(grep -cE 'LDL|STL' "$sass")"
+  rm -f "$sass"
 fi
 
 if has test; then

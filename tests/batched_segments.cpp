@@ -50,6 +50,15 @@ std::vector<segment_layout> layouts() {
   for (auto& len : lengths) len = r.below(10) == 0 ? 65 + r.below(536) : r.below(65);
   const auto medium = offsets_of(0, lengths);
   v.push_back({"short_and_medium", medium.back(), medium});
+  // Segments of 0..3 elements with runs of 40..200 empty ones: more segment ends in a stretch of
+  // input than a warp holds lanes.
+  lengths.clear();
+  while (lengths.size() < 4000) {
+    if (r.below(50) == 0) lengths.insert(lengths.end(), 40 + r.below(161), 0);
+    else lengths.push_back(r.below(4));
+  }
+  const auto tiny = offsets_of(3, lengths);
+  v.push_back({"tiny_and_empty_runs", tiny.back() + 2, tiny});
   return v;
 }
 
@@ -129,6 +138,41 @@ void check_segments() {
 
 TEST_CASE_TEMPLATE_DEFINE("reduce_segments", T, reduce_segments) { check_segments<T>(); }
 TEST_CASE_TEMPLATE_APPLY(reduce_segments, test::sample_types);
+
+// Inputs off a 16-byte boundary: one element past an allocation's start (the vector loads then
+// start after a scalar head), and dot's two arrays at different offsets from a boundary (no
+// shared vector loads: the element-by-element path).
+TEST_CASE_TEMPLATE("reduce_segments.misaligned", T, float, double, std::int32_t) {
+  const auto& q = test::shared_queue();
+  for (const auto& l : layouts()) {
+    SUBCASE((std::string("segments=") + l.name).c_str()) {
+      const std::size_t segments = l.offsets.size() - 1;
+      const device_offsets offsets(l);
+      const auto x = test::make_data<T>(test::data::small_integers, l.n + 1, test::seed_for<T>("misaligned", l.n), 64);
+      const auto y = test::make_data<T>(test::data::small_integers, l.n + 1, test::seed_for<T>("misaligned", l.n, 1), 64);
+      const preduce::device_buffer<T> dx(q, x), dy(q, y);
+      SUBCASE("plus") {
+        run_segments(l, offsets, 1, dx.data() + 1, preduce::plus<>{},
+                     test::ref::per_segment(l.offsets.data(), segments,
+                                            [](const T* xs, std::size_t len) { return test::expected(preduce::plus<>{}, xs, len); },
+                                            x.data() + 1));
+      }
+      SUBCASE("argmax") {
+        run_segments(l, offsets, 1, dx.data() + 1, preduce::argmax{},
+                     test::ref::per_segment(l.offsets.data(), segments,
+                                            [](const T* xs, std::size_t len) { return test::expected(preduce::argmax{}, xs, len); },
+                                            x.data() + 1));
+      }
+      SUBCASE("dot, x and y at different offsets") {
+        const preduce::dot<T> op{dy.data()};
+        run_segments(l, offsets, 1, dx.data() + 1, op,
+                     test::ref::per_segment(l.offsets.data(), segments,
+                                            [&](const T* xs, const T* ys, std::size_t len) { return test::expected(op, xs, ys, len); },
+                                            x.data() + 1, y.data()));
+      }
+    }
+  }
+}
 
 // Cut segments are combined from partial results: float sums of random data, whose rounding
 // depends on the order, must come out bit for bit the same on every call.
