@@ -335,28 +335,17 @@ struct arg_reducer {
   PREDUCE_HD static bool ties(V x, V best) { return is_nan(best) ? is_nan(x) : x == best; }
   //! Folds W consecutive elements at indices first, first + 1, ... that all exceed every index
   //! already in a (as inside one thread's share): a later element wins only when strictly better,
-  //! so ties need no index comparison; only the first element is tested against the identity.
+  //! so ties need no index comparison.
   template <int W>
   PREDUCE_HD static acc_type fold(acc_type a, const T (&x)[W], std::uint64_t first) {
-    const V v0 = convert<V>(x[0]);
-    if (a.index == npos || better(v0, a.value)) a = {v0, first};
-    for (int k = 1; k < W; ++k) {
+    for (int k = 0; k < W; ++k) {
       const V v = convert<V>(x[k]);
-      if (better(v, a.value)) a = {v, first + std::uint64_t(k)};
+      const bool beats = IsMax ? a.value < v : v < a.value;
+      const bool better = R == nan_rule::propagate ? !is_nan(a.value) && (is_nan(v) || beats)
+                                                   : !is_nan(v) && (is_nan(a.value) || beats);
+      if (better || a.index == npos) a = {v, first + std::uint64_t(k)};
     }
     return a;
-  }
-  //! Combines b into a where every index of b exceeds every index of a (lanes that hold
-  //! consecutive runs, combined in order): b wins only when strictly better, or when a is the
-  //! identity; no index comparison.
-  PREDUCE_HD static acc_type combine_ordered(acc_type a, acc_type b) {
-    return b.index != npos && (a.index == npos || better(b.value, a.value)) ? b : a;
-  }
-  //! Whether value v is strictly better than value a: under `propagate` NaN beats numbers,
-  //! under `ignore` numbers beat NaN.
-  PREDUCE_HD static bool better(V v, V a) {
-    const bool beats = IsMax ? a < v : v < a;
-    return R == nan_rule::propagate ? !is_nan(a) && (is_nan(v) || beats) : !is_nan(v) && (is_nan(a) || beats);
   }
 };
 template <class T> struct reducer<argmin, T> : arg_reducer<nan_rule::propagate, false, T> {};

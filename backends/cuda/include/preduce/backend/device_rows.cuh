@@ -42,7 +42,7 @@ namespace backend {
 //! lanes) + g, so each load instruction of the warp reads consecutive rows or consecutive items
 //! of a row.
 //! Combines, in a fixed order: a lane's items of a row in item order (a pairwise tree over slots),
-//! then the group's lanes (group_reduce; group_reduce_ordered when each lane holds one item).
+//! then the group's lanes (group_reduce).
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
@@ -104,8 +104,7 @@ __global__ void __launch_bounds__(BlockThreads)
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       if ((s & (per - 1)) != 0) continue;  // warp-uniform
-      // With one item per lane, lane j's elements all precede lane j + 1's.
-      a[s] = per == 1 ? group_reduce_ordered(red, a[s], lanes, w) : group_reduce(red, a[s], lanes, w);
+      a[s] = group_reduce(red, a[s], lanes, w);
       const std::uint64_t row = row_of(first, s);
       if (j == 0 && row < rows) out[row * out_stride] = red.finalize(a[s]);
     }

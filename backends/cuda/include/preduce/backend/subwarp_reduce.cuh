@@ -39,20 +39,6 @@ __device__ __forceinline__ Acc group_reduce(const Reducer& red, Acc v, unsigned 
   return down_tree(red, v, lanes / 2, 1, w);
 }
 
-//! group_reduce for groups whose lanes hold consecutive runs in lane order (every index of lane
-//! i below every index of lane i + 1): arg reducers then combine without comparing indices
-//! (combine_ordered, about half the instructions of combine); other reducers as group_reduce.
-template <class Reducer, class Acc>
-__device__ __forceinline__ Acc group_reduce_ordered(const Reducer& red, Acc v, unsigned lanes, warp_algorithm w) {
-  if constexpr (has_value_tree<Reducer>::value) {
-    if (lanes == warp_threads) return warp_reduce(red, v, w);
-    for (unsigned d = lanes / 2; d >= 1; d /= 2) v = red.combine_ordered(v, shfl_down(v, d));
-    return v;
-  } else {
-    return group_reduce(red, v, lanes, w);
-  }
-}
-
 //! Reduces the lanes that share lane % stride (stride a power of two, 1..32). Requires: all 32
 //! lanes active, each with a valid accumulator. Returns in lane r < stride the combination of
 //! lanes r, r + stride, r + 2*stride, ...

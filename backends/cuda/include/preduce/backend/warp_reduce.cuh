@@ -35,13 +35,6 @@ __device__ __forceinline__ T shfl_words(const T& v, Shuffle shuffle) {
   return out;
 }
 
-//! An arg accumulator moves as its value and its index: the padding between them stays behind
-//! (3 words instead of 4 for arg<float>).
-template <class V, class Shuffle>
-__device__ __forceinline__ arg<V> shfl_words(const arg<V>& v, Shuffle shuffle) {
-  return {shfl_words(v.value, shuffle), shfl_words(v.index, shuffle)};
-}
-
 //! __shfl_down_sync for any trivially copyable T. Requires: all 32 lanes active. Returns lane
 //! (lane + delta)'s value, or the caller's own value where lane + delta >= 32.
 template <class T>
