@@ -251,33 +251,30 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     return;
   }
 
+  // Tiles per row for the row-tile kernel: 1 for many rows of block_row_min_bytes or more under
+  // a fused shuffle step (a block per row); a warp per row for other many rows.
+  std::uint64_t tiles = 1;
   if (rows >= slots.warps / warp_rows_divisor) {
-    if constexpr (has_fused_shuffle<Reducer, Acc>()) {
-      if (cols * sizeof(typename Source::value_type) >= block_row_min_bytes) {  // a block per row: one tile each
-        with_loadable(src, [&](const auto& source) {
-          reduce_row_tiles_kernel<block_threads><<<unsigned(rows), block_threads, 0, s.stream>>>(red, source, cols, 1, cols, nullptr,
-                                                                                               nullptr, out, out_stride, o.warp);
-        });
-        check_cuda(cudaGetLastError(), "reduce_rows: launching the block-per-row kernel");
-        return;
-      }
+    bool block_per_row = false;
+    if constexpr (has_fused_shuffle<Reducer, Acc>()) block_per_row = cols * sizeof(typename Source::value_type) >= block_row_min_bytes;
+    if (!block_per_row) {
+      const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads / warp_threads);
+      with_loadable(src, [&](const auto& source) {
+        reduce_rows_by_warp_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, rows, cols, aligned, out,
+                                                                                       out_stride, o.warp);
+      });
+      check_cuda(cudaGetLastError(), "reduce_rows: launching the warp-per-row kernel");
+      return;
     }
-    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads / warp_threads);
-    with_loadable(src, [&](const auto& source) {
-      reduce_rows_by_warp_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, rows, cols, aligned, out, out_stride,
-                                                                                     o.warp);
-    });
-    check_cuda(cudaGetLastError(), "reduce_rows: launching the warp-per-row kernel");
-    return;
+  } else {
+    // Few long rows: tiles of whole vectors (so every tile of an aligned row starts aligned).
+    const std::uint64_t elem_bytes = sizeof(typename Source::value_type);
+    const std::uint64_t min_tile = (row_tile_min_bytes + elem_bytes - 1) / elem_bytes;
+    tiles = (slots.blocks + rows - 1) / rows;
+    const std::uint64_t most = cols / min_tile;
+    if (tiles > most) tiles = most;
+    if (tiles < 1) tiles = 1;
   }
-
-  // Few long rows: tiles of whole vectors (so every tile of an aligned row starts aligned).
-  const std::uint64_t elem_bytes = sizeof(typename Source::value_type);
-  const std::uint64_t min_tile = (row_tile_min_bytes + elem_bytes - 1) / elem_bytes;
-  std::uint64_t tiles = (slots.blocks + rows - 1) / rows;
-  const std::uint64_t most = cols / min_tile;
-  if (tiles > most) tiles = most;
-  if (tiles < 1) tiles = 1;
   std::uint64_t tile_len = (cols + tiles - 1) / tiles;
   if constexpr (L::vectorized) tile_len = (tile_len + L::width - 1) / L::width * L::width;
   tiles = (cols + tile_len - 1) / tile_len;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: the launch shapes of the batched kernels (rows, columns, segments), each with
-// the reasoning that chose it. None has been swept on a GPU yet: these are first choices, to be
-// confirmed or replaced with preduce-bench --shapes rows,columns,segments (bench/README.md).
+// the measurement or the reasoning that chose it. Measured on an H200: row_items_in_flight,
+// block_row_min_bytes, segment_loads_in_flight, segment_blocks_per_sm. The others are first
+// choices from reasoning alone, to be swept with preduce-bench --shapes rows,columns,segments
+// (bench/README.md).
 #pragma once
 
 #include <cstdint>
 
+#include "thread_load.cuh"
 #include "tuning.hpp"
 #include "warp_reduce.cuh"
 
@@ -46,7 +49,7 @@ constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 //! preduce-bench); rows of 8192: 253.5 -> 240.3; rows of 2048 (half a round): 255.4 -> 254.9,
 //! not worth it. argmax rows of 4096 (no fused step): 264.6 -> 383.6 us, so arg reducers keep a
 //! warp per row (the block reduction's tail costs more than the round saves).
-constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * 16;
+constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * vector_bytes;
 
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
 constexpr int column_rows_in_flight = 4;
@@ -68,6 +71,9 @@ constexpr std::uint64_t segment_group_steps = 2;
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM), too few warps for
 //! the element-by-element loads of short segments; 3 caps it at 80 registers (24 warps per SM).
+//! With segment_loads_in_flight = 16, ptxas then spills 56 (sum) to 72 (argmax) bytes, and still
+//! 3 blocks win for argmax: H200 probe of 2026-11-21, heavy-tailed f32 at 2^28, 3 blocks plus
+//! 516 us / argmax 818 us, 2 blocks (128 registers, no spill) 507 / 935.
 constexpr int segment_blocks_per_sm = 3;
 //! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
 constexpr std::uint64_t segment_min_items_per_warp = 256;
