@@ -29,9 +29,9 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), str
   backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
   backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");
   whole_grid_cap = backend::whole_grid_cap(sm_count, cc_major);
-  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&partial_slots), whole_grid_cap * sizeof(*partial_slots)),
-                      "queue: allocating the partial slots");
-  backend::check_cuda(cudaMemset(partial_slots, 0, whole_grid_cap * sizeof(*partial_slots)), "queue: clearing the partial slots");
+  const std::size_t slot_bytes = std::size_t(whole_grid_cap) * backend::partial_slot_elements * sizeof(*partial_slots);
+  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&partial_slots), slot_bytes), "queue: allocating the partial slots");
+  backend::check_cuda(cudaMemset(partial_slots, 0, slot_bytes), "queue: clearing the partial slots");
   // Enough for the whole-array partials of every built-in reducer (at most 32 bytes each), so
   // those never grow the scratch.
   scratch(std::size_t(whole_grid_cap) * 32);

@@ -335,17 +335,46 @@ struct arg_reducer {
   PREDUCE_HD static bool ties(V x, V best) { return is_nan(best) ? is_nan(x) : x == best; }
   //! Folds W consecutive elements at indices first, first + 1, ... that all exceed every index
   //! already in a (as inside one thread's share): a later element wins only when strictly better,
-  //! so ties need no index comparison.
+  //! so ties need no index comparison. Each group of up to 4 elements finds its best as a tree
+  //! of pairs, independent of a, and only the groups' bests are tested against a in order (the
+  //! identity loses): a chain of W / 4 + 2 dependent compares instead of W, with the same
+  //! instructions as a running fold (groups of 4, not one tree of W: one tree of 16 one-byte
+  //! elements spilled 104 bytes at 32 registers). On an H200 (f32 argmax, graph timer, probe of
+  //! 2026-11-22) 2^24 24.04 -> 22.12 us, 2^26 70.5 -> 66.7, 2^28 245.4 -> 240.8.
   template <int W>
   PREDUCE_HD static acc_type fold(acc_type a, const T (&x)[W], std::uint64_t first) {
-    for (int k = 0; k < W; ++k) {
-      const V v = convert<V>(x[k]);
-      const bool beats = IsMax ? a.value < v : v < a.value;
-      const bool better = R == nan_rule::propagate ? !is_nan(a.value) && (is_nan(v) || beats)
-                                                   : !is_nan(v) && (is_nan(a.value) || beats);
-      if (better || a.index == npos) a = {v, first + std::uint64_t(k)};
+    constexpr int G = W < 4 ? W : 4;
+    static_assert(W % G == 0 && (G & (G - 1)) == 0, "chunks of a power-of-two width");
+    for (int c = 0; c < W; c += G) {
+      V v[G];
+      unsigned k[G];
+      for (int i = 0; i < G; ++i) {
+        v[i] = convert<V>(x[c + i]);
+        k[i] = unsigned(c + i);
+      }
+      for (int step = 1; step < G; step *= 2) {
+        for (int i = 0; i + step < G; i += 2 * step) {
+          if (better(v[i + step], v[i])) {  // the later of a pair only when strictly better
+            v[i] = v[i + step];
+            k[i] = k[i + step];
+          }
+        }
+      }
+      if (a.index == npos || better(v[0], a.value)) a = {v[0], first + k[0]};
     }
     return a;
+  }
+  //! Combines b into a where every index of b exceeds every index of a (lanes that hold
+  //! consecutive runs, combined in order): b wins only when strictly better, or when a is the
+  //! identity; no index comparison.
+  PREDUCE_HD static acc_type combine_ordered(acc_type a, acc_type b) {
+    return b.index != npos && (a.index == npos || better(b.value, a.value)) ? b : a;
+  }
+  //! Whether value v is strictly better than value a: under `propagate` NaN beats numbers,
+  //! under `ignore` numbers beat NaN.
+  PREDUCE_HD static bool better(V v, V a) {
+    const bool beats = IsMax ? a < v : v < a;
+    return R == nan_rule::propagate ? !is_nan(a) && (is_nan(v) || beats) : !is_nan(v) && (is_nan(a) || beats);
   }
 };
 template <class T> struct reducer<argmin, T> : arg_reducer<nan_rule::propagate, false, T> {};

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce tests (cuda backend): each device algorithm (single_pass, two_pass, atomic) with each
 // warp reduction (shuffle, PTX-fused shuffle, redux.sync) under both run_to_run and fast, for
-// every built-in operator on a spread of types, against the host oracle; and run_to_run
-// bit-identity of every algorithm over repeated calls.
+// every built-in operator on a spread of types, against the host oracle; run_to_run
+// bit-identity of every algorithm over repeated calls; and the single-pass collector on the grids
+// where its shape changes (2, 32 and 33 blocks), for partials of 1 to 4 flagged words and one
+// too wide for them.
+#include <preduce/backend/tuning.hpp>
+
 #include "../../test_support.hpp"
 
 namespace {
@@ -91,4 +95,39 @@ TEST_CASE("cuda.algorithms.run_to_run_bits") {
       CHECK(test::same_bits(first_arg, preduce::reduce(q, d.data(), n, preduce::argmax{}, v.opt)));
     }
   }
+}
+
+namespace {
+
+//! Elements the whole-array kernel gives a block of T (whole_grid: one block per this many).
+template <class T>
+constexpr std::size_t block_elements() {
+  return std::size_t(preduce::backend::whole_block_threads) * preduce::backend::vectors_in_flight * (16 / sizeof(T));
+}
+
+template <class T, class Op>
+void check_collector(Op op, const char* name) {
+  const preduce::queue& q = test::shared_queue();
+  // 2 blocks; 32 (warp 0 collects, one partial a lane); 33 (the whole block collects).
+  for (const std::size_t n : {block_elements<T>() + 1, 32 * block_elements<T>(), 32 * block_elements<T>() + 1}) {
+    SUBCASE(test::size_name(n).c_str()) {
+      const std::vector<T> x = test::make_data<T>(test::shape_for<Op, T>(), n, test::seed_for<T>(name, n, 5));
+      const preduce::device_buffer<T> d(q, x);
+      const auto first = preduce::reduce(q, d.data(), n, op);
+      test::check_result(first, test::expected(op, x.data(), n));
+      for (int rep = 0; rep < 30; ++rep) CHECK(test::same_bits(first, preduce::reduce(q, d.data(), n, op)));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda.algorithms.collector_grids") {
+  SUBCASE("argmax float (3 words)") { check_collector<float>(preduce::argmax{}, "collector argmax f32"); }
+  SUBCASE("argmin double (4 words)") { check_collector<double>(preduce::argmin{}, "collector argmin f64"); }
+  SUBCASE("minmax float (2 words)") { check_collector<float>(preduce::minmax{}, "collector minmax f32"); }
+  SUBCASE("plus double (2 words)") { check_collector<double>(preduce::plus<>{}, "collector plus f64"); }
+  SUBCASE("maximum int32 (1 word)") { check_collector<std::int32_t>(preduce::maximum{}, "collector max i32"); }
+  SUBCASE("moments float (4 words)") { check_collector<float>(preduce::moments<>{}, "collector moments f32"); }
+  SUBCASE("moments double (released, not flagged words)") { check_collector<double>(preduce::moments<>{}, "collector moments f64"); }
 }

@@ -20,6 +20,7 @@
 #include "cuda_runtime_check.hpp"
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
+#include "store_result.cuh"
 #include "thread_load.cuh"
 #include "tuning.hpp"
 
@@ -74,7 +75,7 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
                                         std::uint64_t(gridDim.x) * BlockThreads, red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *out = red.finalize(a);
+    if (threadIdx.x == 0) store_result(out, red.finalize(a));
     return;
   }
   if (threadIdx.x == 0) {
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
     for (unsigned i = threadIdx.x + BlockThreads; i < gridDim.x; i += BlockThreads) a = red.combine(a, load_coherent(partials + i));
     a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
     if (threadIdx.x == 0) {
-      *out = red.finalize(a);
+      store_result(out, red.finalize(a));
       *blocks_done = 0;
     }
   }

@@ -24,6 +24,7 @@
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
+#include "store_result.cuh"
 #include "subwarp_reduce.cuh"
 #include "tuning_batched.hpp"
 #include "warp_slice.cuh"
@@ -190,7 +191,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
         }
       }
       a = group_reduce(red, a, lanes, w);
-      if (has && small && j == 0) out[s * out_stride] = red.finalize(a);
+      if (has && small && j == 0) store_result(out + s * out_stride, red.finalize(a));
       long_ones = __ballot_sync(full_warp_mask, has && !small && j == 0);
       continue;
     } else if (carry_out_due) {
@@ -203,7 +204,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
     const std::uint64_t seg_b = cut ? off(ts) : first;
     const Acc a = warp_fold(red, src, first, last, first - seg_b, w);
     if (!cut) {
-      if (lane == 0) out[ts * out_stride] = red.finalize(a);
+      if (lane == 0) store_result(out + ts * out_stride, red.finalize(a));
       continue;
     }
     // A cut piece: store it; the segment's last warp to arrive combines all of its pieces.
@@ -225,7 +226,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
     }
     t = warp_reduce(red, t, w);
     if (lane == 0) {
-      out[ts * out_stride] = red.finalize(t);
+      store_result(out + ts * out_stride, red.finalize(t));
       counters[wa] = 0;
     }
   }

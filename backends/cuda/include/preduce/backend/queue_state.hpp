@@ -34,6 +34,10 @@ struct control_block {
   alignas(16) unsigned char result[128];
 };
 
+//! 8-byte elements in a block's publication slot (device_reduce.cuh, publish_partial): room
+//! for a partial of up to four 32-bit words, each with its ready flag.
+constexpr unsigned partial_slot_elements = 4;
+
 }  // namespace backend
 
 namespace detail {
@@ -51,8 +55,8 @@ struct queue_state {
   void* pinned_result = nullptr;              //!< pinned host memory for results, as large as the slot
   bool may_have_device_status = false;        //!< a kernel that can raise a status was queued
 
-  //! One 8-byte publication slot per block of the single-pass kernel (at most
-  //! whole_grid_cap blocks), zeroed at creation and left zeroed by every launch.
+  //! A publication slot of partial_slot_elements 8-byte elements per block of the single-pass
+  //! kernel (at most whole_grid_cap blocks), zeroed at creation and left zeroed by every launch.
   unsigned long long* partial_slots = nullptr;
   unsigned whole_grid_cap = 0;
 

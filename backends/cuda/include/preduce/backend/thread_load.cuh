@@ -10,6 +10,8 @@
 
 #include <preduce/detail/source.hpp>
 
+#include "device_combine.cuh"
+
 namespace preduce {
 namespace backend {
 
@@ -131,14 +133,15 @@ void with_loadable(const Source& src, Launch&& launch) {
 }
 
 //! Folds width elements starting at index `first` into a. Reducers with a `fold` member (e.g.
-//! moments, which merges a whole chunk at once) use it; others combine element by element.
+//! moments, which merges a whole chunk at once) use it; others combine element by element
+//! (device_combine).
 template <class Reducer, class Acc, class E, int W>
 __device__ __forceinline__ Acc fold_chunk(const Reducer& red, Acc a, const E (&e)[W], std::uint64_t first) {
   if constexpr (detail::has_chunk_fold<Reducer, E, W>::value) {
     return red.fold(a, e, first);
   } else {
 #pragma unroll
-    for (int k = 0; k < W; ++k) a = red.combine(a, red.lift(e[k], first + k));
+    for (int k = 0; k < W; ++k) a = device_combine(red, a, red.lift(e[k], first + k));
     return a;
   }
 }
@@ -168,7 +171,7 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
     // Unroll counts 16-byte loads; a source of two arrays issues two per element vector.
     constexpr int U = Unroll / L::loads_per_vector > 0 ? Unroll / L::loads_per_vector : 1;
     constexpr int W = L::width;
-    if (g < head) a = red.combine(a, red.lift(src[g], g));
+    if (g < head) a = device_combine(red, a, red.lift(src[g], g));
     const std::uint64_t vectors = (n - head) / W;
     std::uint64_t v = g;
     for (; v + (U - 1) * threads < vectors; v += U * threads) {
@@ -188,7 +191,7 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
         if (v + u * threads < vectors) a = fold_chunk(red, a, e[u], head + (v + u * threads) * W);
     }
     const std::uint64_t t = head + vectors * W + g;
-    if (t < n) a = red.combine(a, red.lift(src[t], t));
+    if (t < n) a = device_combine(red, a, red.lift(src[t], t));
   } else {
     std::uint64_t i = g;
     for (; i + (Unroll - 1) * threads < n; i += Unroll * threads) {
@@ -196,7 +199,7 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) e[u] = src[i + u * threads];
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) a = red.combine(a, red.lift(e[u], i + u * threads));
+      for (int u = 0; u < Unroll; ++u) a = device_combine(red, a, red.lift(e[u], i + u * threads));
     }
     {  // the last, partial round
       typename Source::value_type e[Unroll];
@@ -205,7 +208,7 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
         if (i + u * threads < n) e[u] = src[i + u * threads];
 #pragma unroll
       for (int u = 0; u < Unroll; ++u)
-        if (i + u * threads < n) a = red.combine(a, red.lift(e[u], i + u * threads));
+        if (i + u * threads < n) a = device_combine(red, a, red.lift(e[u], i + u * threads));
     }
   }
   return a;

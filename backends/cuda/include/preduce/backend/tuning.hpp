@@ -5,9 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
-
-#include <preduce/types.hpp>
 
 namespace preduce {
 namespace backend {
@@ -34,16 +31,15 @@ constexpr int whole_block_threads = 512;
 constexpr int whole_blocks_per_sm = 4;
 constexpr int vectors_in_flight = 4;
 
-//! The minimum blocks per SM the whole-array kernel's __launch_bounds__ asks of ptxas for an
-//! accumulator type: 1 (no register cap) except argmin/argmax (arg<T>), whose kernels ptxas gave
-//! 40 registers, so 3 blocks of 512 fit per SM instead of 4. Capped at 32 registers (ptxas -v:
-//! 36 bytes of spill for f32), argmax at 2^28 on an H200 (graph timer, CUB in the same run) went
-//! from 91.1% of the read ceiling (0.93x CUB, bench/results/h200-cuda-ops-f32.json) to 94.4%
-//! (0.96x, h200-cuda-args-minmax.json); f64 0.95x -> 0.98x, bf16 0.71x -> 0.77x.
-template <class Acc>
-struct whole_min_blocks_per_sm : std::integral_constant<int, 1> {};
-template <class T>
-struct whole_min_blocks_per_sm<arg<T>> : std::integral_constant<int, whole_blocks_per_sm> {};
+//! The whole-array kernel asks ptxas for no register cap (no minimum blocks per SM). argmin /
+//! argmax kernels take 40 registers and so 3 blocks of 512 per SM. A cap of 32 registers (4
+//! blocks) once helped argmax at 2^28 (91.1% -> 94.4% of the ceiling, h200-cuda-args-minmax.json),
+//! but at 32 registers ptxas keeps only 2 of the 4 loads of a round in flight (cuobjdump of the
+//! f32 argmax kernel), and since the arg chunk fold became a tree of pairs the cap loses at every
+//! size: H200, graph timer, probe of 2026-11-22, us per call, 32-register cap -> none: f32
+//! 2^14 3.79 -> 3.62, 2^20 5.69 -> 5.31, 2^24 23.31 -> 19.61, 2^28 248.2 -> 241.1; f64 2^20
+//! 6.08 -> 5.44, 2^24 43.7 -> 34.2, 2^28 489.0 -> 475.9; bf16 argmin 2^24 13.17 -> 11.90, 2^28
+//! 133.7 -> 131.2.
 
 //! Most blocks a whole-array launch uses on a device (the size of its partial slots).
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }

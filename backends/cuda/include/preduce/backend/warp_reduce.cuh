@@ -10,6 +10,8 @@
 #include <preduce/detail/reducer.hpp>
 #include <preduce/execution.hpp>
 
+#include "device_combine.cuh"
+
 namespace preduce {
 namespace backend {
 
@@ -33,6 +35,13 @@ __device__ __forceinline__ T shfl_words(const T& v, Shuffle shuffle) {
   T out;
   std::memcpy(&out, in, sizeof(T));
   return out;
+}
+
+//! An arg accumulator moves as its value and its index: the padding between them stays behind
+//! (3 words instead of 4 for arg<float>).
+template <class V, class Shuffle>
+__device__ __forceinline__ arg<V> shfl_words(const arg<V>& v, Shuffle shuffle) {
+  return {shfl_words(v.value, shuffle), shfl_words(v.index, shuffle)};
 }
 
 //! __shfl_down_sync for any trivially copyable T. Requires: all 32 lanes active. Returns lane
@@ -63,7 +72,7 @@ __device__ __forceinline__ T shfl_from(const T& v, unsigned source) {
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc warp_reduce_shuffle(const Reducer& red, Acc v) {
 #pragma unroll
-  for (int offset = warp_threads / 2; offset > 0; offset /= 2) v = red.combine(v, shfl_down(v, offset));
+  for (int offset = warp_threads / 2; offset > 0; offset /= 2) v = device_combine(red, v, shfl_down(v, offset));
   return v;
 }
 
@@ -252,7 +261,7 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
   const bool held = a.index != npos;
   V best = held ? a.value : X::identity();
 #pragma unroll
-  for (int d = warp_threads / 2; d > 0; d /= 2) best = X::combine(best, shfl_xor(best, unsigned(d)));
+  for (int d = warp_threads / 2; d > 0; d /= 2) best = extreme_combine<X>(best, shfl_xor(best, unsigned(d)));
   std::uint64_t first = held && Reducer::ties(a.value, best) ? a.index : npos;
 #pragma unroll
   for (int d = warp_threads / 2; d > 0; d /= 2) {

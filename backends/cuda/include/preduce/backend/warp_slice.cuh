@@ -68,6 +68,8 @@ struct index_shift_reducer {
     return red.template fold<W>(a, x, first + base);
   }
 };
+template <class Reducer>
+struct minmax_parts<index_shift_reducer<Reducer>, void> : minmax_parts<Reducer> {};
 
 //! Folds src[first .. last) into one accumulator per warp, element first lifted with index
 //! `index0` (and so on). Requires: all 32 lanes active; when the loader is vectorized,
