@@ -18,6 +18,7 @@
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
+#include "store_result.cuh"
 #include "subwarp_reduce.cuh"
 #include "tuning_batched.hpp"
 
@@ -114,7 +115,7 @@ struct column_plan {
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the item's
 //! tile (with splits, partials[split * cols + c] first, and out from the tile's last block).
 template <int BlockThreads, class Reducer, class Source>
-__global__ void __launch_bounds__(BlockThreads)
+__global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reducer::acc_type>())
     reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
                           typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
                           std::uint64_t out_stride, warp_algorithm w) {
@@ -206,7 +207,7 @@ __global__ void __launch_bounds__(BlockThreads)
       if (writer) {
 #pragma unroll
         for (int c = 0; c < C; ++c)
-          if (c0 + c < cols) out[(c0 + c) * out_stride] = red.finalize(a[c]);
+          if (c0 + c < cols) store_result(out + (c0 + c) * out_stride, red.finalize(a[c]));
       }
     } else {
       if (writer) {
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(BlockThreads)
         __syncthreads();
         if (h == 0 && col < cols) {
           for (unsigned g = 1; g < shares; ++g) b = red.combine(b, stage[g * width + k]);
-          out[col * out_stride] = red.finalize(b);
+          store_result(out + col * out_stride, red.finalize(b));
         }
         if (threadIdx.x == 0) counters[tile] = 0;
       }

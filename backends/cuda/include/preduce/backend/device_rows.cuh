@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: one result per row of a row-major rows x cols matrix. Three kernels, chosen
+// preduce cuda: one result per row of a row-major rows x cols matrix. Four kernels, chosen
 // from the shape (enqueue_rows):
 //   short rows   a group of 1..32 lanes per row, each lane 1..4 16-byte vectors or elements of
-//                it, several rows in flight per group (reduce_short_rows_kernel);
+//                it, several rows in flight per group (reduce_short_rows_kernel); under arg
+//                reducers, aligned rows are staged through shared memory instead, so that each
+//                lane folds a run of up to 8 consecutive vectors (reduce_staged_rows_kernel);
 //   long rows    a warp per row with 16-byte loads (reduce_rows_by_warp_kernel), or a block
 //                per row for rows of 16 KiB or more under a cheap combine (reduce_row_tiles_kernel,
 //                one tile per row);
@@ -16,12 +18,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "block_merge.cuh"
 #include "cuda_runtime_check.hpp"
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
+#include "store_result.cuh"
 #include "subwarp_reduce.cuh"
 #include "thread_load.cuh"
 #include "tuning_batched.hpp"
@@ -42,7 +46,7 @@ namespace backend {
 //! lanes) + g, so each load instruction of the warp reads consecutive rows or consecutive items
 //! of a row.
 //! Combines, in a fixed order: a lane's items of a row in item order (a pairwise tree over slots),
-//! then the group's lanes (group_reduce).
+//! then the group's lanes (group_reduce; group_reduce_ordered when each lane holds one item).
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
@@ -104,10 +108,93 @@ __global__ void __launch_bounds__(BlockThreads)
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       if ((s & (per - 1)) != 0) continue;  // warp-uniform
-      a[s] = group_reduce(red, a[s], lanes, w);
+      // With one item per lane, lane j's elements all precede lane j + 1's.
+      a[s] = per == 1 ? group_reduce_ordered(red, a[s], lanes, w) : group_reduce(red, a[s], lanes, w);
       const std::uint64_t row = row_of(first, s);
-      if (j == 0 && row < rows) out[row * out_stride] = red.finalize(a[s]);
+      if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a[s]));
     }
+  }
+}
+
+//! Whether reduce_staged_rows_kernel applies to Reducer over Source: arg reducers (whose
+//! per-element fold and lane combines cost ~25 instructions per element in short rows) over a
+//! source of plain 16-byte vectors.
+template <class Reducer, class Source>
+constexpr bool stages_rows() {
+  using L = chunk_loader<Source>;
+  if constexpr (L::vectorized && has_value_tree<Reducer>::value) {
+    return L::loads_per_vector == 1 && sizeof(typename L::element) * L::width == vector_bytes;
+  } else {
+    return false;
+  }
+}
+
+//! Short aligned rows under arg reducers, staged through shared memory: a round of a warp is
+//! 32 / lanes whole rows, read as the flattened run of items = cols / width 16-byte vectors per
+//! row with coalesced loads (vector p of the round by lane p % 32, up to staged_row_vectors per
+//! lane, all in flight before any is stored), stored to the warp's part of shared memory; then
+//! lane j of group g folds vectors j * per .. min(items, (j + 1) * per) - 1 of row g from there,
+//! in index order, and the group's lanes combine in lane order (group_reduce_ordered). Each
+//! lane thus folds up to 8 vectors of one row with the reducer's chunk fold, instead of 1..4
+//! vectors and a shuffle tree per row (reduce_short_rows_kernel).
+//! Shared memory: vector p of a round sits at slot p + p / 8, so the 8 lanes of a quarter warp
+//! reading runs of per = 8 vectors hit 8 different 16-byte bank groups.
+//! Requires: stages_rows<Reducer, Source>(); blockDim.x == BlockThreads; rows_aligned(src, cols);
+//! lanes = 2^lanes_log2 <= 32, per <= staged_row_vectors, items <= lanes * per and
+//! (32 / lanes) * items <= 32 * staged_row_vectors.
+//! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
+    reduce_staged_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2, unsigned per,
+                              typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  using L = chunk_loader<Source>;
+  using E = typename L::element;
+  constexpr int W = L::width, V = staged_row_vectors;
+  constexpr unsigned slots = warp_threads * V;
+  __shared__ uint4 stage[BlockThreads / warp_threads][slots + slots / 8];
+  uint4* const mine = stage[threadIdx.x / warp_threads];
+  const unsigned lanes = 1u << lanes_log2, groups = warp_threads >> lanes_log2;
+  const unsigned lane = threadIdx.x % warp_threads, g = lane >> lanes_log2, j = lane & (lanes - 1);
+  const unsigned items = unsigned(cols / W);
+  const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+#pragma unroll 1  // one round's 8 vectors per lane in registers at a time
+  for (std::uint64_t first = warp * groups; first < rows; first += warps * groups) {  // warp-uniform
+    const unsigned round_rows = unsigned(rows - first < groups ? rows - first : groups);
+    const unsigned vectors = round_rows * items;
+    E e[V][W];
+#pragma unroll
+    for (int q = 0; q < V; ++q) {
+      const unsigned p = lane + q * warp_threads;
+      if (p < vectors) L::load(src, first * cols + std::uint64_t(p) * W, e[q]);
+    }
+#pragma unroll
+    for (int q = 0; q < V; ++q) {
+      const unsigned p = lane + q * warp_threads;
+      if (p < vectors) {
+        uint4 raw;  // a whole-vector store (a memcpy straight to shared memory stores word by word)
+        std::memcpy(&raw, e[q], sizeof raw);
+        mine[p + p / 8] = raw;
+      }
+    }
+    __syncwarp();
+    typename Reducer::acc_type a = red.identity();
+    if (g < round_rows) {
+      const unsigned start = j * per, row_start = g * items;
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if (unsigned(k) < per && start + k < items) {
+          const unsigned p = row_start + start + k;
+          const uint4 raw = mine[p + p / 8];
+          E x[W];
+          std::memcpy(x, &raw, sizeof raw);
+          a = fold_chunk(red, a, x, std::uint64_t(start + k) * W);
+        }
+      }
+    }
+    a = group_reduce_ordered(red, a, lanes, w);
+    if (j == 0 && g < round_rows) store_result(out + (first + g) * out_stride, red.finalize(a));
+    __syncwarp();  // every lane has read the round before the next one is stored
   }
 }
 
@@ -158,7 +245,7 @@ __global__ void __launch_bounds__(BlockThreads)
       }
     }
     if (!folded) a = warp_fold(red, src, row * cols, row * cols + cols, 0, w);
-    if (lane == 0) out[row * out_stride] = red.finalize(a);
+    if (lane == 0) store_result(out + row * out_stride, red.finalize(a));
   }
 }
 
@@ -186,7 +273,7 @@ __global__ void __launch_bounds__(BlockThreads)
   Acc a = fold_share<vectors_in_flight>(shifted, s, len, head_of(s, len), threadIdx.x, BlockThreads, red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, w);
   if (tiles == 1) {
-    if (threadIdx.x == 0) out[row * out_stride] = red.finalize(a);
+    if (threadIdx.x == 0) store_result(out + row * out_stride, red.finalize(a));
     return;
   }
   if (threadIdx.x == 0) {
@@ -201,7 +288,7 @@ __global__ void __launch_bounds__(BlockThreads)
   for (std::uint64_t i = threadIdx.x; i < tiles; i += BlockThreads) a = red.combine(a, load_coherent(partials + row * tiles + i));
   a = block_reduce<BlockThreads>(red, a, smem, w);
   if (threadIdx.x == 0) {
-    out[row * out_stride] = red.finalize(a);
+    store_result(out + row * out_stride, red.finalize(a));
     counters[row] = 0;
   }
 }
@@ -220,7 +307,10 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 
 //! Enqueues out[r * out_stride] = reduction of row r for r < rows (rows >= 1) on s's stream.
 //! Selection (items = vectors per row when rows_aligned, else elements):
-//!   items <= 32 * row_items_in_flight    reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up
+//!   items <= 32 * row_items_in_flight    aligned rows under stages_rows: reduce_staged_rows_kernel,
+//!                                        lanes = 2^ceil(log2(items / staged_row_vectors)), each
+//!                                        lane ceil(items / lanes) vectors; otherwise
+//!                                        reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up
 //!                                        to 32, each lane 2^ceil(log2(items / lanes)) items
 //!   rows >= resident warps / 2           reduce_row_tiles_kernel with one tile per row (a block
 //!                                        per row) for rows of block_row_min_bytes or more and a
@@ -241,6 +331,17 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
   }
 
   if (items <= std::uint64_t(warp_threads) * row_items_in_flight) {
+    if constexpr (stages_rows<Reducer, Source>()) {
+      if (aligned) {
+        const unsigned lanes_log2 = ceil_log2((items + staged_row_vectors - 1) / staged_row_vectors);
+        const unsigned per = unsigned((items + (1u << lanes_log2) - 1) >> lanes_log2);
+        const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
+        reduce_staged_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per, out,
+                                                                                      out_stride, o.warp);
+        check_cuda(cudaGetLastError(), "reduce_rows: launching the staged-row kernel");
+        return;
+      }
+    }
     const unsigned lanes_log2 = ceil_log2(items < warp_threads ? items : warp_threads);
     const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
     const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2);

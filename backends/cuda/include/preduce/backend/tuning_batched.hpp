@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: the launch shapes of the batched kernels (rows, columns, segments), each with
 // the measurement or the reasoning that chose it. Measured on an H200: row_items_in_flight,
-// block_row_min_bytes, segment_loads_in_flight, segment_blocks_per_sm. The others are first
-// choices from reasoning alone, to be swept with preduce-bench --shapes rows,columns,segments
-// (bench/README.md).
+// staged_row_vectors, staged_row_blocks_per_sm, block_row_min_bytes, column_blocks_per_sm,
+// segment_loads_in_flight, segment_blocks_per_sm. The others are first choices from reasoning
+// alone, to be swept with preduce-bench --shapes rows,columns,segments (bench/README.md).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,26 @@ inline device_slots slots_for(int sm_count) {
 //! (preduce-bench --batched, H200, git 8d81a60 and e9e4dac).
 constexpr int row_items_in_flight = 4;
 
+//! Short rows under arg reducers (reduce_staged_rows_kernel): 16-byte vectors each lane loads
+//! per round, and the longest run of a row one lane folds. 8 vectors (128 bytes) in flight per
+//! lane, 4 KiB per warp staged in shared memory (36 KiB per block of 256 threads). H200, f32
+//! argmax, 2^28 elements, kernels timed alone (probe of 2026-11-22): rows of 32 491.7 -> 328.5 us
+//! against reduce_short_rows_kernel, rows of 256 421.1 -> 294.7 us. (A sum through the same
+//! kernel was slower than reduce_short_rows_kernel: rows of 32 279.3 -> 408.6 us; sums keep it.)
+//! With staged_row_blocks_per_sm: 8 vectors, 4 blocks (64 registers) 320.7 / 278.9 us (rows of
+//! 32 / 256); 8 vectors, 5 blocks (48 registers, 64 bytes spilled) 399.1 / 377.8 us; 4 vectors,
+//! 6 blocks 389.5 / 318.2 us; 16 vectors (72 KiB of shared memory a block) exceeds the static
+//! 48 KiB. Also tried (probe of 2026-11-22, rows of 32 / 256): the next round's loads issued
+//! before the current round is folded (the registers are free once the round is staged) 320.5 /
+//! 279.3 -> 331.4 / 291.7 us; a grid of 4 blocks per SM instead of grid_for's 8, 319.7 / 279.9
+//! -> 321.3 / 280.7; a 32-bit index inside the lane runs, 317.0 / 276.4 -> 319.5 / 273.6. None
+//! kept: ncu (rows of 128) shows 74% DRAM and 65% issue-active cycles, neither saturated.
+constexpr int staged_row_vectors = 8;
+//! Blocks per SM the staged-row kernel is compiled for (at most 64 registers a thread): left to
+//! itself the compiler took 127 registers for arg reducers with a one-instruction value combine
+//! (2 blocks per SM).
+constexpr int staged_row_blocks_per_sm = 4;
+
 //! Long rows get a warp each when there are at least resident warps / this many rows: half the
 //! warps busy, each with 4 x 16 bytes in flight per lane, still keeps ~64 KiB in flight per SM,
 //! about 3x what Little's law asks of HBM3e (4.4 TB/s x ~0.6 us / 132 SMs ~ 20 KiB). Fewer rows
@@ -56,6 +76,20 @@ constexpr int column_rows_in_flight = 4;
 //! Columns: fewest row steps one warp takes before the rows are split among more warps (each
 //! split adds partial results to write, read and combine).
 constexpr std::uint64_t column_min_steps = 8;
+//! Columns: blocks per SM reduce_columns_kernel is compiled for (at most 64 registers a thread)
+//! where its accumulator takes at most 16 bytes (sums, min, max, minmax, arg reducers); larger
+//! accumulators (moments, binned sums) keep the compiler's choice. Left to itself the compiler
+//! took 75-76 registers for f32 plus and argmax (3 blocks, 37.5% occupancy; ncu on argmax
+//! columns of 262144: 55% of DRAM bandwidth, 1.1 eligible warps per scheduler). H200, f32,
+//! 2^28 elements, kernel timed alone (probe of 2026-11-22), 3 -> 4 blocks (20-56 bytes then
+//! spilled): argmax columns of 32 / 256 / 4096 / 262144 352.8 -> 363.7, 301.7 -> 275.4, 311.1 ->
+//! 284.0, 336.3 -> 334.3 us; plus 279.4 -> 278.6, 263.9 -> 254.1, 266.9 -> 257.4, 272.4 -> 263.6.
+//! 5 blocks (48 registers, 132-156 bytes spilled): 354-424 us, every shape slower.
+constexpr int column_blocks_per_sm = 4;
+template <class Acc>
+constexpr int column_min_blocks() {
+  return sizeof(Acc) <= 16 ? column_blocks_per_sm : 1;
+}
 
 //! Segments: elements each lane of a group loads before folding any (short segments are read
 //! element by element: they are rarely 16-byte aligned); the lanes per segment follow from it
@@ -63,7 +97,10 @@ constexpr std::uint64_t column_min_steps = 8;
 //! (heavy-tailed f32 segments, 2^28 elements, 3 blocks per SM; kernel timed alone, probe of
 //! 2026-11-21): 8: plus 589 us / argmax 1099 us; 12: 637 / 1234; 16: 516 / 818; 20: 548 / 913;
 //! 24: 573 / 1034; 32: 562 / 1417 (spilling). The kernel is latency-bound: 16 puts 64 bytes in
-//! flight per lane for f32, twice what 8 did.
+//! flight per lane for f32, twice what 8 did. 16-byte vector loads per group instead (the
+//! aligned vectors covering a segment, elements outside it masked; probe of 2026-11-22, same
+//! data) were slower at every shape tried: 2 / 4 / 8 lanes a segment with 4 vectors a lane,
+//! plus 600.5 / 738.7 / 1140.9 us and argmax 956.2 / 1231.6 / 1911.6 against 519.9 / 754.9.
 constexpr int segment_loads_in_flight = 16;
 //! Segments: steps (of lanes x segment_loads_in_flight elements) a group takes on one segment;
 //! longer segments are reduced by the whole warp with vector loads.
