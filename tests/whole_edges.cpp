@@ -89,6 +89,26 @@ TEST_CASE_TEMPLATE_DEFINE("reduce.all_equal", T, reduce_all_equal) {
 }
 TEST_CASE_TEMPLATE_APPLY(reduce_all_equal, test::all_types);
 
+// Zeros of both signs tie (-0 == +0): the arg forms must give the first zero of either sign,
+// whether the zeros are the best values (among negatives for maxima, positives for minima) or
+// the only ones.
+TEST_CASE_TEMPLATE_DEFINE("reduce.signed_zeros", T, reduce_signed_zeros) {
+  const auto& q = test::shared_queue();
+  for (const std::size_t n : edge_sizes) {
+    SUBCASE(test::size_name(n).c_str()) {
+      for (const double other : {-1.0, 0.0, 1.0}) {
+        SUBCASE(other == 0 ? "only zeros" : other < 0 ? "zeros and -1" : "zeros and +1") {
+          test::rng r(test::seed_for<T>("signed zeros", n, std::uint64_t(other + 1)));
+          std::vector<T> x(n);
+          for (auto& v : x) v = test::from_double<T>(r.below(3) == 0 ? other : r.below(2) != 0 ? -0.0 : 0.0);
+          check_comparisons(q, x);
+        }
+      }
+    }
+  }
+}
+TEST_CASE_TEMPLATE_APPLY(reduce_signed_zeros, test::floating_types);
+
 // Pairs +x, -x in random order with integer x: every partial sum is an integer far below 2^24,
 // so the sum is exactly 0 in any order and any accumulator.
 TEST_CASE_TEMPLATE_DEFINE("reduce.cancellation", T, reduce_cancellation) {

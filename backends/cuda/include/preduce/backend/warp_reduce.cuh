@@ -253,6 +253,16 @@ struct has_value_tree : std::false_type {};
 template <class Reducer>
 struct has_value_tree<Reducer, std::void_t<typename Reducer::value_reducer>> : std::true_type {};
 
+//! The arg result of a warp once `first` (every lane) is the least index among the lanes whose
+//! value ties the warp's best, npos when no lane holds an element: the winner lane's own value
+//! (ties compare -0 equal to +0; the result keeps the element's bits) with that index.
+template <class Reducer, class V>
+__device__ __forceinline__ arg<V> arg_of_first(arg<V> a, std::uint64_t first) {
+  const unsigned winners = __ballot_sync(full_warp_mask, a.index != npos && a.index == first);
+  const V value = shfl_from(a.value, winners != 0 ? unsigned(__ffs(int(winners))) - 1 : 0u);
+  return first == npos ? Reducer::identity() : arg<V>{value, first};
+}
+
 //! Requires: all 32 lanes active, each holding a valid accumulator; has_value_tree<Reducer>.
 //! Returns the warp's result in every lane.
 template <class Reducer, class V>
@@ -268,18 +278,89 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
     const std::uint64_t other = shfl_xor(first, unsigned(d));
     first = other < first ? other : first;
   }
-  const unsigned winners = __ballot_sync(full_warp_mask, held && a.index == first);
-  const V value = shfl_from(a.value, winners != 0 ? unsigned(__ffs(int(winners))) - 1 : 0u);
-  return first == npos ? Reducer::identity() : arg<V>{value, first};
+  return arg_of_first<Reducer>(a, first);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. arg accumulators through redux.sync (sm_80+): the value as an integer rank, then the index
+// ---------------------------------------------------------------------------------------------
+// The trees above take 15 dependent shuffles for an arg<float> (5 for the value, 10 for the
+// 64-bit index) and a ballot and a shuffle. Mapped to an unsigned rank that orders values as the
+// reducer does and is equal exactly for values that tie, the best value is one redux.sync.max
+// (two for 64-bit values: the high words, then the low words among the lanes that hold the
+// greatest high word), the least tying index two redux.sync.min, and the winner's value one
+// ballot and one shuffle. Same result as warp_reduce_arg.
+
+//! An arg reducer's value as an unsigned rank (32 bits for values of up to 4 bytes, else 64):
+//! larger for a better value, equal exactly when Reducer::ties holds (NaN ties NaN, -0 ties +0).
+//! Floats map to their order-preserving integer image (+0 for both zeros), complemented for
+//! argmin; NaN takes the greatest rank under `propagate` and 1 under `ignore` (above only the
+//! rank 0 of lanes that hold no element, which is below every number's rank).
+template <class Reducer, class V>
+__device__ __forceinline__ auto arg_rank(V v) {
+  using detail::fused_op;
+  constexpr fused_op F = Reducer::value_reducer::fused;
+  constexpr bool is_max = F == fused_op::max || F == fused_op::max_ignore_nan;
+  using U = std::conditional_t<sizeof(V) <= 4, unsigned, unsigned long long>;
+  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+  U ord;
+  if constexpr (std::is_floating_point<V>::value) {
+    if (v != v) return F == fused_op::max || F == fused_op::min ? ~U(0) : U(1);
+    const V canonical = v == V(0) ? V(0) : v;
+    U bits;
+    memcpy(&bits, &canonical, sizeof bits);
+    static_assert(sizeof(V) == sizeof(U), "float and double ranks are their bits");
+    ord = bits ^ ((bits & sign) != 0 ? ~U(0) : sign);
+  } else if constexpr (std::is_signed<V>::value) {
+    ord = U(std::conditional_t<sizeof(V) <= 4, int, long long>(v)) ^ sign;
+  } else {
+    ord = U(v);
+  }
+  return is_max ? ord : U(~ord);
+}
+
+//! The greatest (Max) or least of x over the warp through redux.sync, one instruction for 32-bit
+//! words and two for 64-bit ones. Requires: all 32 lanes active, sm_80+.
+template <bool Max>
+__device__ __forceinline__ unsigned warp_extreme_word(unsigned x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return Max ? __reduce_max_sync(full_warp_mask, x) : __reduce_min_sync(full_warp_mask, x);
+#else
+  for (int d = warp_threads / 2; d > 0; d /= 2) {
+    const unsigned other = __shfl_xor_sync(full_warp_mask, x, unsigned(d));
+    x = (Max ? other > x : other < x) ? other : x;
+  }
+  return x;
+#endif
+}
+template <bool Max>
+__device__ __forceinline__ unsigned long long warp_extreme_word(unsigned long long x) {
+  const unsigned hi = warp_extreme_word<Max>(unsigned(x >> 32));
+  const unsigned lo = warp_extreme_word<Max>(unsigned(x >> 32) == hi ? unsigned(x) : (Max ? 0u : ~0u));
+  return (static_cast<unsigned long long>(hi) << 32) | lo;
+}
+
+//! warp_reduce_arg through redux.sync. Requires: all 32 lanes active, each holding a valid
+//! accumulator; has_value_tree<Reducer>; sm_80+. Returns the warp's result in every lane.
+template <class Reducer, class V>
+__device__ __forceinline__ arg<V> warp_reduce_arg_hardware(const Reducer&, arg<V> a) {
+  using U = decltype(arg_rank<Reducer>(a.value));
+  const bool held = a.index != npos;
+  const U rank = held ? arg_rank<Reducer>(a.value) : U(0);
+  const U best = warp_extreme_word<true>(rank);
+  const std::uint64_t first = warp_extreme_word<false>(static_cast<unsigned long long>(held && rank == best ? a.index : npos));
+  return arg_of_first<Reducer>(a, first);
 }
 
 //! The warp reduction chosen by `w`, falling back (hardware -> fused -> shuffle) where the
 //! requested one does not apply. `automatic` takes the first that applies of hardware, fused.
-//! Arg accumulators always take the value and index trees (warp_reduce_arg; no other applies).
+//! Arg accumulators take redux.sync over ranks under `hardware` and `automatic`
+//! (warp_reduce_arg_hardware), else the value and index trees (warp_reduce_arg).
 //! Requires: all 32 lanes active. Returns the warp's result in lane 0.
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algorithm w) {
   if constexpr (has_value_tree<Reducer>::value) {
+    if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_arg_hardware(red, v);
     return warp_reduce_arg(red, v);
   } else {
     if constexpr (has_hardware_reduce<Reducer, Acc>()) {
