@@ -68,7 +68,9 @@ constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 //! plus rows of 4096, warp per row 251.9 us, block per row 240.1 us (CUB 235.1 in
 //! preduce-bench); rows of 8192: 253.5 -> 240.3; rows of 2048 (half a round): 255.4 -> 254.9,
 //! not worth it. argmax rows of 4096 (no fused step): 264.6 -> 383.6 us, so arg reducers keep a
-//! warp per row (the block reduction's tail costs more than the round saves).
+//! warp per row (the block reduction's tail costs more than the round saves). Tried again with
+//! arg block reductions through redux.sync (git 1c2769d, preduce-bench --batched, H200): argmax
+//! rows of 4096 a block per row 265.6 us against 247.8-251.3 us for a warp per row (CUB 231.9).
 constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * vector_bytes;
 
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
