@@ -12,6 +12,7 @@
 #include <preduce/detail/request.hpp>
 #include <preduce/memory.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
+#include <preduce/portable/segment_offsets.hpp>
 #include <preduce/backend/cuda_runtime_check.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/tuning.hpp>
@@ -128,9 +129,7 @@ void queue_state::synchronize_and_check() {
   backend::check_cuda(cudaMemset(&control->status, 0, sizeof st), "synchronize: clearing device status");
   const auto code = static_cast<errc>(st.code - 1);
   const unsigned long long position = ~st.position;
-  if (code == errc::bad_offsets)
-    throw error(code, "reduce_segments: segment offsets must be non-decreasing, non-negative and at most n; offset " +
-                          std::to_string(position) + " breaks this (nothing was written)");
+  if (code == errc::bad_offsets) throw error(code, portable::bad_offsets_message(position));
   throw error(code, "a kernel reported " + std::string(to_string(code)) + " at position " + std::to_string(position));
 }
 

@@ -15,6 +15,7 @@
 #include <preduce/execution.hpp>
 #include <preduce/memory.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
+#include <preduce/portable/segment_offsets.hpp>
 
 namespace preduce {
 namespace backend {
@@ -199,10 +200,7 @@ void queue_state::throw_if_failed(const backend::device_status& seen, const char
     backend::enqueue_copy<backend::memory_space, Kokkos::HostSpace>(exec, scratch_, &backend::no_error, sizeof backend::no_error);
     exec.fence();
   });
-  throw preduce::error(errc::bad_offsets,
-                       std::string(function) + ": an earlier reduce_segments had bad offsets (found on the device): offsets[" +
-                           std::to_string(seen.first_bad_offset) +
-                           "] breaks 0 <= offsets[0] <= offsets[1] <= ... <= offsets[segments] <= n; its output was not written");
+  throw preduce::error(errc::bad_offsets, portable::bad_offsets_message(seen.first_bad_offset));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <preduce/portable/segment_offsets.hpp>
+
 #include "cuda_runtime_check.hpp"
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
@@ -32,18 +34,14 @@
 namespace preduce {
 namespace backend {
 
-//! Checks segment offsets before anything reads through them: offsets[i] >= 0, <= n, and
-//! non-decreasing, for i in [0, segments]. Writes: on a violation, status->code = bad_offsets + 1
-//! and the smallest offending i to status->position (stored as ~i under atomicMax).
+//! Checks segment offsets before anything reads through them (portable::offset_breaks for i in
+//! [0, segments]). Writes: on a violation, status->code = bad_offsets + 1 and the smallest
+//! offending i to status->position (stored as ~i under atomicMax).
 template <class Off>
 __global__ void check_offsets_kernel(const Off* offsets, std::uint64_t segments, std::uint64_t n, device_status* status) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= segments; i += stride) {
-    const Off o = offsets[i];
-    bool bad = std::uint64_t(o) > n;
-    if constexpr (std::is_signed<Off>::value) bad = bad || o < 0;
-    if (i < segments) bad = bad || offsets[i + 1] < o;
-    if (bad) {
+    if (portable::offset_breaks(offsets, i, n)) {
       atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
       atomicMax(&status->position, ~(unsigned long long)i);
     }

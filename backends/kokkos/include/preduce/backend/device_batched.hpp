@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <preduce/portable/segment_offsets.hpp>
+
 #include "device_reduce.hpp"
 #include "queue_state.hpp"
 #include "thread_reduce.hpp"
@@ -296,26 +298,15 @@ void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& s
 // Segments
 // ---------------------------------------------------------------------------------------------
 
-//! Finds the first bad offset. Requires: segments + 1 iterations, offsets[0..segments]
-//! readable. Position i is bad when offsets[0] < 0 (i = 0), offsets[i] < offsets[i - 1], or
-//! offsets[segments] > n (i = segments). Kokkos::Min leaves the smallest bad position (npos
-//! when there is none) in the result.
+//! Finds the first bad offset (portable::offset_breaks). Requires: segments + 1 iterations,
+//! offsets[0..segments] readable. Kokkos::Min leaves the smallest bad position (npos when there
+//! is none) in the result.
 template <class Off>
 struct offsets_check {
   const Off* offsets;
-  std::uint64_t segments, n;
-  KOKKOS_INLINE_FUNCTION static bool negative(Off o) {
-    if constexpr (std::is_signed<Off>::value) {
-      return o < 0;
-    } else {
-      return false;
-    }
-  }
+  std::uint64_t n;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::uint64_t& first_bad) const {
-    const Off o = offsets[i];
-    bool bad = i == 0 ? negative(o) : o < offsets[i - 1];
-    if (std::uint64_t(i) == segments) bad = bad || negative(o) || std::uint64_t(o) > n;
-    if (bad && std::uint64_t(i) < first_bad) first_bad = std::uint64_t(i);
+    if (portable::offset_breaks(offsets, std::uint64_t(i), n) && std::uint64_t(i) < first_bad) first_bad = std::uint64_t(i);
   }
 };
 
@@ -493,7 +484,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   using acc_type = typename Reducer::acc_type;
   device_status* status = s.status();
   Kokkos::parallel_reduce("preduce_offsets", range_policy(s.exec, 0, std::int64_t(segments + 1)),
-                          offsets_check<Off>{offsets, segments, n},
+                          offsets_check<Off>{offsets, n},
                           Kokkos::Min<std::uint64_t, memory_space>(Kokkos::View<std::uint64_t, memory_space>(&status->call_bad_offset)));
   const std::uint64_t items = n + segments;
   std::uint64_t per_part = host_part_items;
