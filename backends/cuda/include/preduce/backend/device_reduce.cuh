@@ -21,6 +21,7 @@
 #include "store_result.cuh"
 #include "thread_load.cuh"
 #include "tuning.hpp"
+#include "warp_reduce.cuh"
 
 namespace preduce {
 namespace backend {
@@ -70,37 +71,9 @@ __device__ __forceinline__ void atomic_merge(A* slot, A v) {
   else atomicXor(reinterpret_cast<U*>(slot), U(v));
 }
 
-//! A partial as the 32-bit words it is published in (publish_partial): its bytes, or for an arg
-//! accumulator its value's words and its index's two, without the padding between them (3
-//! words for arg<float> instead of 4).
-template <class Acc>
-struct partial_words {
-  static constexpr int count = int((sizeof(Acc) + 3) / 4);
-  __device__ static void to(const Acc& a, unsigned (&w)[count]) { memcpy(w, &a, sizeof(Acc)); }
-  __device__ static Acc from(const unsigned (&w)[count]) {
-    Acc a;
-    memcpy(&a, w, sizeof(Acc));
-    return a;
-  }
-};
-template <class V>
-struct partial_words<arg<V>> {
-  static constexpr int value_words = int((sizeof(V) + 3) / 4), count = value_words + 2;
-  __device__ static void to(const arg<V>& a, unsigned (&w)[count]) {
-    memcpy(w, &a.value, sizeof(V));
-    memcpy(w + value_words, &a.index, sizeof(a.index));
-  }
-  __device__ static arg<V> from(const unsigned (&w)[count]) {
-    arg<V> a;
-    memcpy(&a.value, w, sizeof(V));
-    memcpy(&a.index, w + value_words, sizeof(a.index));
-    return a;
-  }
-};
-
 //! Whether a partial travels as flagged words: at most partial_slot_elements of them.
 template <class Acc>
-__host__ __device__ constexpr bool publishes_words() { return partial_words<Acc>::count <= int(partial_slot_elements); }
+__host__ __device__ constexpr bool publishes_words() { return packed_words<Acc>::count <= int(partial_slot_elements); }
 
 //! Single-pass publication of block b's partial, with no fence where it fits the slot: its
 //! 32-bit word k goes in a relaxed 8-byte store of {word, 1} to element k of block b's slot
@@ -117,7 +90,7 @@ template <class Acc>
 __device__ __forceinline__ void publish_partial(const Acc& a, unsigned b, Acc* partials, unsigned long long* slots) {
   unsigned long long* slot = slots + std::uint64_t(b) * partial_slot_elements;
   if constexpr (publishes_words<Acc>()) {
-    using P = partial_words<Acc>;
+    using P = packed_words<Acc>;
     unsigned w[P::count];
     P::to(a, w);
 #pragma unroll
@@ -137,7 +110,7 @@ __device__ __forceinline__ Acc collect_partial(unsigned b, const Acc* partials, 
   unsigned long long* slot = slots + std::uint64_t(b) * partial_slot_elements;
   using ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
   if constexpr (publishes_words<Acc>()) {
-    using P = partial_words<Acc>;
+    using P = packed_words<Acc>;
     unsigned long long e[P::count];
     bool ready;
     do {

@@ -22,26 +22,50 @@ constexpr unsigned full_warp_mask = 0xffffffffu;
 // 1. Shuffle tree, operator in C++
 // ---------------------------------------------------------------------------------------------
 
-//! Moves any trivially copyable T across lanes in 32-bit words, word w going through
+//! A trivially copyable T as the 32-bit words that move it between lanes (shfl_words) and
+//! between blocks (device_reduce.cuh, publish_partial): its bytes, or for an arg accumulator its
+//! value's words and its index's two, without the padding between them (3 words for arg<float>
+//! instead of 4).
+template <class T>
+struct packed_words {
+  static_assert(std::is_trivially_copyable<T>::value, "packed accumulators must be trivially copyable");
+  static constexpr int count = int((sizeof(T) + 3) / 4);
+  __device__ static void to(const T& v, unsigned (&w)[count]) {
+    w[count - 1] = 0;  // the bytes past sizeof(T), if any
+    std::memcpy(w, &v, sizeof(T));
+  }
+  __device__ static T from(const unsigned (&w)[count]) {
+    T v;
+    std::memcpy(&v, w, sizeof(T));
+    return v;
+  }
+};
+template <class V>
+struct packed_words<arg<V>> {
+  static constexpr int value_words = int((sizeof(V) + 3) / 4), count = value_words + 2;
+  __device__ static void to(const arg<V>& a, unsigned (&w)[count]) {
+    w[value_words - 1] = 0;
+    std::memcpy(w, &a.value, sizeof(V));
+    std::memcpy(w + value_words, &a.index, sizeof(a.index));
+  }
+  __device__ static arg<V> from(const unsigned (&w)[count]) {
+    arg<V> a;
+    std::memcpy(&a.value, w, sizeof(V));
+    std::memcpy(&a.index, w + value_words, sizeof(a.index));
+    return a;
+  }
+};
+
+//! Moves any trivially copyable T across lanes as its packed_words, word w going through
 //! shuffle(w) (one of the __shfl_*_sync intrinsics on an unsigned word).
 template <class T, class Shuffle>
 __device__ __forceinline__ T shfl_words(const T& v, Shuffle shuffle) {
-  static_assert(std::is_trivially_copyable<T>::value, "shuffled accumulators must be trivially copyable");
-  constexpr int words = int((sizeof(T) + 3) / 4);
-  unsigned in[words] = {};
-  std::memcpy(in, &v, sizeof(T));
+  using P = packed_words<T>;
+  unsigned w[P::count];
+  P::to(v, w);
 #pragma unroll
-  for (int w = 0; w < words; ++w) in[w] = shuffle(in[w]);
-  T out;
-  std::memcpy(&out, in, sizeof(T));
-  return out;
-}
-
-//! An arg accumulator moves as its value and its index: the padding between them stays behind
-//! (3 words instead of 4 for arg<float>).
-template <class V, class Shuffle>
-__device__ __forceinline__ arg<V> shfl_words(const arg<V>& v, Shuffle shuffle) {
-  return {shfl_words(v.value, shuffle), shfl_words(v.index, shuffle)};
+  for (int k = 0; k < P::count; ++k) w[k] = shuffle(w[k]);
+  return P::from(w);
 }
 
 //! __shfl_down_sync for any trivially copyable T. Requires: all 32 lanes active. Returns lane
@@ -236,7 +260,7 @@ __device__ __forceinline__ Acc warp_reduce_hardware(const Reducer&, Acc v) {
 // ---------------------------------------------------------------------------------------------
 // 4. arg accumulators ({value, 64-bit index}): a value tree, then an index tree
 // ---------------------------------------------------------------------------------------------
-// The plain tree moves an arg<float> as 4 words per step (value, index, padding) into
+// The plain tree moves an arg<float> as 3 words per step (value and index, packed_words) into
 // arg_reducer::combine (identity, NaN, order and tie tests, ~15 instructions). Split instead:
 // the extreme value alone (one word per step for 32-bit values, value_reducer's combine), then
 // the least index among the lanes whose value ties it (two words, an unsigned min), then the
@@ -305,7 +329,7 @@ __device__ __forceinline__ auto arg_rank(V v) {
   constexpr U sign = U(1) << (8 * sizeof(U) - 1);
   U ord;
   if constexpr (std::is_floating_point<V>::value) {
-    if (v != v) return F == fused_op::max || F == fused_op::min ? ~U(0) : U(1);
+    if (detail::is_nan(v)) return F == fused_op::max || F == fused_op::min ? ~U(0) : U(1);
     const V canonical = v == V(0) ? V(0) : v;
     U bits;
     memcpy(&bits, &canonical, sizeof bits);
@@ -323,15 +347,7 @@ __device__ __forceinline__ auto arg_rank(V v) {
 //! words and two for 64-bit ones. Requires: all 32 lanes active, sm_80+.
 template <bool Max>
 __device__ __forceinline__ unsigned warp_extreme_word(unsigned x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return Max ? __reduce_max_sync(full_warp_mask, x) : __reduce_min_sync(full_warp_mask, x);
-#else
-  for (int d = warp_threads / 2; d > 0; d /= 2) {
-    const unsigned other = __shfl_xor_sync(full_warp_mask, x, unsigned(d));
-    x = (Max ? other > x : other < x) ? other : x;
-  }
-  return x;
-#endif
 }
 template <bool Max>
 __device__ __forceinline__ unsigned long long warp_extreme_word(unsigned long long x) {
