@@ -103,6 +103,14 @@ constexpr int column_min_blocks() {
 //! aligned vectors covering a segment, elements outside it masked; probe of 2026-11-22, same
 //! data) were slower at every shape tried: 2 / 4 / 8 lanes a segment with 4 vectors a lane,
 //! plus 600.5 / 738.7 / 1140.9 us and argmax 956.2 / 1231.6 / 1911.6 against 519.9 / 754.9.
+//! Also slower (branch experiment/staged-segments, H200, preduce-bench --batched, 2026-11-22):
+//! moderngpu's segmented reduction, tiles of 32 P items (elements and segment ends) loaded
+//! coalesced into shared memory, each lane folding P consecutive items, the lanes joined by a
+//! segmented scan, the next tile's loads issued before the current one is folded: plus 635.4 us,
+//! argmax 1031.5 us (P = 15, 2 blocks of 128 registers per SM; P = 16 with a stage padded every
+//! 32 elements 715.4 / 1066.4 us). ncu on its plus kernel: 285M warp instructions (~510 per
+//! tile of 480 items), 19% of warp slots active, issue active 53%, 2.09 fixed-latency ("wait")
+//! stalls per issue: it would need about half the instructions and more warps.
 constexpr int segment_loads_in_flight = 16;
 //! Segments: steps (of lanes x segment_loads_in_flight elements) a group takes on one segment;
 //! longer segments are reduced by the whole warp with vector loads.
