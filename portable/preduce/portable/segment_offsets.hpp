@@ -2,7 +2,8 @@
 // preduce: the contract segment offsets keep, 0 <= offsets[0] <= offsets[1] <= ... <=
 // offsets[segments] <= n, as every backend checks it on the device before reading through the
 // offsets, and the error every backend reports when it is broken: the same position and the same
-// words, so a user who switches backends sees the same message.
+// words, so a user who switches backends sees the same message; and the check kernel the cuda
+// and hip backends share.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,11 @@
 #include <type_traits>
 
 #include <preduce/config.hpp>
+#include <preduce/error.hpp>
+
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>  // check_offsets_kernel's builtins (nvcc includes CUDA's itself)
+#endif
 
 namespace preduce {
 namespace portable {
@@ -30,6 +36,24 @@ inline std::string bad_offsets_message(std::uint64_t i) {
   return "reduce_segments: offsets[" + std::to_string(i) +
          "] breaks 0 <= offsets[0] <= offsets[1] <= ... <= offsets[segments] <= n (found on the device; that call wrote no output)";
 }
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+//! The cuda and hip backends' offset check, enqueued before the kernel that reads through the
+//! offsets; threads take i in [0, segments] grid-strided. Status: the backend's device_status
+//! (unsigned code, unsigned long long position). Writes: on a violation, status->code =
+//! errc::bad_offsets + 1 and the smallest offending i to status->position, stored as ~i under
+//! atomicMax.
+template <class Off, class Status>
+__global__ void check_offsets_kernel(const Off* offsets, std::uint64_t segments, std::uint64_t n, Status* status) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= segments; i += stride) {
+    if (offset_breaks(offsets, i, n)) {
+      atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
+      atomicMax(&status->position, ~(unsigned long long)i);
+    }
+  }
+}
+#endif
 
 }  // namespace portable
 }  // namespace preduce

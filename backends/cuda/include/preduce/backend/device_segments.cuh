@@ -34,20 +34,6 @@
 namespace preduce {
 namespace backend {
 
-//! Checks segment offsets before anything reads through them (portable::offset_breaks for i in
-//! [0, segments]). Writes: on a violation, status->code = bad_offsets + 1 and the smallest
-//! offending i to status->position (stored as ~i under atomicMax).
-template <class Off>
-__global__ void check_offsets_kernel(const Off* offsets, std::uint64_t segments, std::uint64_t n, device_status* status) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= segments; i += stride) {
-    if (portable::offset_breaks(offsets, i, n)) {
-      atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
-      atomicMax(&status->position, ~(unsigned long long)i);
-    }
-  }
-}
-
 //! Offsets of 4 or 8 bytes read as uint64. Checked offsets are non-negative, so int32 and
 //! uint32 (int64 and uint64) offsets have the same bits: one reduction kernel serves all four.
 struct offset_reader {
@@ -243,8 +229,8 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   using Acc = typename Reducer::acc_type;
   device_status* status = &s.control->status;
   s.may_have_device_status = true;
-  check_offsets_kernel<<<grid_for(s.sm_count, s.cc_major, segments + 1, block_threads), block_threads, 0, s.stream>>>(offsets, segments,
-                                                                                                                      n, status);
+  const unsigned check_grid = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
+  portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(offsets, segments, n, status);
   check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
 
   const std::uint64_t items = n + segments;

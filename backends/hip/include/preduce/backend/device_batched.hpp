@@ -58,20 +58,6 @@ __global__ void reduce_columns_kernel(Reducer red, Source src, std::uint64_t row
   }
 }
 
-//! Checks segment offsets before anything reads through them (portable::offset_breaks for i in
-//! [0, segments]). Writes: on a violation, status->code = bad_offsets + 1 and the smallest
-//! offending i to status->position (stored as ~i under atomicMax).
-template <class Off>
-__global__ void check_offsets_kernel(const Off* offsets, std::uint64_t segments, std::uint64_t n, device_status* status) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= segments; i += stride) {
-    if (portable::offset_breaks(offsets, i, n)) {
-      atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
-      atomicMax(&status->position, ~(unsigned long long)i);
-    }
-  }
-}
-
 //! One block per segment (grid-strided over segments). Requires: blockDim.x == BlockThreads;
 //! Wave == the device's wavefront size; check_offsets_kernel enqueued before it. Writes nothing
 //! if the status is raised; otherwise out[s * out_stride] = finalize(reduction of
