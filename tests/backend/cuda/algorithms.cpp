@@ -102,7 +102,7 @@ namespace {
 //! Elements the whole-array kernel gives a block of T (whole_grid: one block per this many).
 template <class T>
 constexpr std::size_t block_elements() {
-  return std::size_t(preduce::backend::whole_block_threads) * preduce::backend::vectors_in_flight * (16 / sizeof(T));
+  return std::size_t(preduce::backend::whole_block_elements(16 / sizeof(T)));
 }
 
 template <class T, class Op>

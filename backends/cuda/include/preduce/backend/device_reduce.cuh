@@ -266,7 +266,7 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     constexpr device_shape S = decltype(shape_tag)::value;
     using View = std::decay_t<decltype(source)>;
     constexpr auto kernel = reduce_whole_kernel<S, B, Reducer, View>;
-    const std::uint64_t head = vector_head(source, n), per_block = std::uint64_t(B) * vectors_in_flight * elements_per_vector<View>();
+    const std::uint64_t head = vector_head(source, n), per_block = whole_block_elements(elements_per_vector<View>());
     const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, per_block);
     Acc* partials = nullptr;
     if (grid > 1 && (S == device_shape::two_pass_partials || !publishes_words<Acc>())) partials = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));

@@ -41,6 +41,12 @@ constexpr int vectors_in_flight = 4;
 //! 6.08 -> 5.44, 2^24 43.7 -> 34.2, 2^28 489.0 -> 475.9; bf16 argmin 2^24 13.17 -> 11.90, 2^28
 //! 133.7 -> 131.2.
 
+//! Elements one block of the whole-array kernel takes per round (whole_grid's `per_block`): every
+//! thread's vectors_in_flight vectors of `elements_per_vector` elements.
+constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector) {
+  return std::uint64_t(whole_block_threads) * vectors_in_flight * elements_per_vector;
+}
+
 //! Most blocks a whole-array launch uses on a device (the size of its partial slots).
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
 
