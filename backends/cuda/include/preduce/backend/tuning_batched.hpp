@@ -94,21 +94,21 @@ constexpr int column_min_blocks() {
 }
 
 //! Segments: elements each lane of a group loads before folding any (short segments are read
-//! element by element: they are rarely 16-byte aligned); the lanes per segment follow from it
+//! element by element: they are rarely 16-byte aligned). The lanes per segment follow from it
 //! (enqueue_segments: the average segment over this many elements, rounded down to a power of
-//! two; for the heavy-tailed case below that is 2 lanes, and forcing 4 / 8 / 1 lanes was slower,
-//! ncu kernel time at its locked clocks, probe of 2026-11-22: 2 lanes plus 590 us / argmax 947
-//! us, 4: 735 / 1180, 8: 1350 / 2070, 1: 2660 / 3360), so it also sets how many segments a warp
-//! has in flight. Swept on an H200
-//! (heavy-tailed f32 segments, 2^28 elements, 3 blocks per SM; kernel timed alone, probe of
-//! 2026-11-21): 8: plus 589 us / argmax 1099 us; 12: 637 / 1234; 16: 516 / 818; 20: 548 / 913;
-//! 24: 573 / 1034; 32: 562 / 1417 (spilling). The kernel is latency-bound: 16 puts 64 bytes in
-//! flight per lane for f32, twice what 8 did (ncu, plus, 2026-11-22: issue active 46.8%, 18.4
-//! of 24 warps active, 5.4 of the 10 cycles between a warp's instructions waiting on L1TEX,
-//! L1 48% / L2 57% / DRAM 41% of peak; 195M warp instructions). 16-byte vector loads per group instead (the
-//! aligned vectors covering a segment, elements outside it masked; probe of 2026-11-22, same
-//! data) were slower at every shape tried: 2 / 4 / 8 lanes a segment with 4 vectors a lane,
-//! plus 600.5 / 738.7 / 1140.9 us and argmax 956.2 / 1231.6 / 1911.6 against 519.9 / 754.9.
+//! two), so it also sets how many segments a warp has in flight. For the heavy-tailed case below
+//! that is 2 lanes; forcing 4 / 8 / 1 lanes was slower (ncu kernel time at its locked clocks,
+//! probe of 2026-11-22): 2 lanes plus 590 us / argmax 947 us, 4: 735 / 1180, 8: 1350 / 2070,
+//! 1: 2660 / 3360. Swept on an H200 (heavy-tailed f32 segments, 2^28 elements, 3 blocks per SM;
+//! kernel timed alone, probe of 2026-11-21): 8: plus 589 us / argmax 1099 us; 12: 637 / 1234;
+//! 16: 516 / 818; 20: 548 / 913; 24: 573 / 1034; 32: 562 / 1417 (spilling). The kernel is
+//! latency-bound: 16 puts 64 bytes in flight per lane for f32, twice what 8 did (ncu, plus,
+//! 2026-11-22: issue active 46.8%, 18.4 of 24 warps active, 5.4 of the 10 cycles between a
+//! warp's instructions waiting on L1TEX, L1 48% / L2 57% / DRAM 41% of peak; 195M warp
+//! instructions). 16-byte vector loads per group instead (the aligned vectors covering a segment,
+//! elements outside it masked; probe of 2026-11-22, same data) were slower at every shape tried:
+//! 2 / 4 / 8 lanes a segment with 4 vectors a lane, plus 600.5 / 738.7 / 1140.9 us and argmax
+//! 956.2 / 1231.6 / 1911.6 against 519.9 / 754.9.
 //! Also slower (branch experiment/staged-segments, H200, preduce-bench --batched, 2026-11-22):
 //! moderngpu's segmented reduction, tiles of 32 P items (elements and segment ends) loaded
 //! coalesced into shared memory, each lane folding P consecutive items, the lanes joined by a
