@@ -10,8 +10,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <preduce/portable/segment_offsets.hpp>
-
 #include "block_reduce.hpp"
 #include "hip_runtime_check.hpp"
 #include "queue_state.hpp"

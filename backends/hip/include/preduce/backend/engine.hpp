@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include <preduce/execution.hpp>
+#include <preduce/portable/segment_offsets.hpp>
 
 #include "device_batched.hpp"
 #include "device_reduce.hpp"
@@ -54,7 +55,8 @@ struct engine {
     device_guard g(s.device);
     device_status* status = &s.control->status;
     s.may_have_device_status = true;
-    portable::check_offsets_kernel<<<grid_for(s.cu_count, segments + 1, block_threads), block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
+    const unsigned check_grid = grid_for(s.cu_count, segments + 1, block_threads);
+    portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
     check_hip(hipGetLastError(), "reduce_segments: launching the offset check");
     const unsigned grid = grid_for(s.cu_count, segments, 1);
     with_wave(s, [&](auto wave) {
