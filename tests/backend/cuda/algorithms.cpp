@@ -99,17 +99,23 @@ TEST_CASE("cuda.algorithms.run_to_run_bits") {
 
 namespace {
 
-//! Elements the whole-array kernel gives a block of T (whole_grid: one block per this many).
+//! Elements in one round of the whole-array kernel over T (whole_grid: an array of up to one
+//! round is one block).
 template <class T>
-constexpr std::size_t block_elements() {
+constexpr std::size_t round_elements() {
   return std::size_t(preduce::backend::whole_block_elements(16 / sizeof(T)));
 }
 
 template <class T, class Op>
 void check_collector(Op op, const char* name) {
   const preduce::queue& q = test::shared_queue();
-  // 2 blocks; 32 (warp 0 collects, one partial a lane); 33 (the whole block collects).
-  for (const std::size_t n : {block_elements<T>() + 1, 32 * block_elements<T>(), 32 * block_elements<T>() + 1}) {
+  // Past one round, whole_grid gives a block per round / split elements (split: whole_arg_split
+  // for argmin/argmax, else 1).
+  constexpr bool is_arg = std::is_same<Op, preduce::argmax>::value || std::is_same<Op, preduce::argmin>::value;
+  constexpr std::size_t per_block = round_elements<T>() / (is_arg ? preduce::backend::whole_arg_split : 1);
+  // One round + 1 (2 blocks, 3 for arg); 32 blocks (warp 0 collects, one partial a lane); 33
+  // (the whole block collects).
+  for (const std::size_t n : {round_elements<T>() + 1, 32 * per_block, 32 * per_block + 1}) {
     SUBCASE(test::size_name(n).c_str()) {
       const std::vector<T> x = test::make_data<T>(test::shape_for<Op, T>(), n, test::seed_for<T>(name, n, 5));
       const preduce::device_buffer<T> d(q, x);

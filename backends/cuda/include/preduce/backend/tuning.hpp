@@ -41,7 +41,7 @@ constexpr int vectors_in_flight = 4;
 //! 6.08 -> 5.44, 2^24 43.7 -> 34.2, 2^28 489.0 -> 475.9; bf16 argmin 2^24 13.17 -> 11.90, 2^28
 //! 133.7 -> 131.2.
 
-//! Elements one block of the whole-array kernel takes per round (whole_grid's `per_block`): every
+//! Elements one block of the whole-array kernel takes per round (whole_grid's `round`): every
 //! thread's vectors_in_flight vectors of `elements_per_vector` elements.
 constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector) {
   return std::uint64_t(whole_block_threads) * vectors_in_flight * elements_per_vector;
@@ -50,13 +50,29 @@ constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector) 
 //! Most blocks a whole-array launch uses on a device (the size of its partial slots).
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
 
-//! Blocks of the whole-array kernel for n elements at `per_block` elements a block: one wave,
-//! at most whole_blocks_per_sm or, if fewer fit (registers), `resident_per_sm` blocks per SM, so
-//! every block runs at once and none waits for a second wave. At least 1.
-inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, std::uint64_t per_block) {
+//! Whole-array grids for arg reducers split each block's round (whole_block_elements) in two once
+//! the array is longer than one round: twice the blocks, each thread folding half a round. Their
+//! chunk fold and warp reduction take several times plus's instructions, and spreading them over
+//! more SMs pays at mid sizes. Evidence (H200, graph timer, probe of 2026-11-22, us per call,
+//! split 1 / 2 / 4; CUB in the same run):
+//!   argmax f32  2^14 2.91 / 2.51 / 2.51 (CUB 2.71)  2^16 2.97 / 2.84 / 2.78 (2.68)  2^20 4.69 / 4.55 / 5.12 (4.50)
+//!   argmax f64  2^14 4.12 / 3.49 / 3.66 (2.82)  2^16 4.40 / 3.78 / 4.23 (2.92)  2^18 6.22 / 4.87 / 4.97 (3.88)
+//!   argmax i32  2^14 2.81 / 2.28 / 2.27 (2.77)  2^16 2.87 / 2.55 / 2.56 (2.74)  2^20 4.81 / 4.23 / 4.71 (4.50)
+//! plus gains nothing from a split (f32 2^16 2.56 / 2.72 / 2.73, f64 2^20 5.39 / 6.12 / 6.23),
+//! and a one-round array stays one block: the collector's rendezvous costs more than the split
+//! saves (argmax f64 2^12: one block 2.68, split in two 3.44).
+constexpr unsigned whole_arg_split = 2;
+
+//! Blocks of the whole-array kernel for n elements, `round` elements being one block's round
+//! (whole_block_elements): one block while n fits in one round (no collector), otherwise one
+//! block per round / split elements; capped at one wave, whole_blocks_per_sm or, if fewer fit
+//! (registers), `resident_per_sm` blocks per SM, so every block runs at once and none waits for a
+//! second wave. Requires: split divides round.
+inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, std::uint64_t round, unsigned split) {
   const int per_sm = resident_per_sm < 1 ? 1 : (resident_per_sm < whole_blocks_per_sm ? resident_per_sm : whole_blocks_per_sm);
-  const std::uint64_t needed = (n + per_block - 1) / per_block, cap = std::uint64_t(sm_count) * per_sm;
-  return unsigned(needed < 1 ? 1 : (needed < cap ? needed : cap));
+  const std::uint64_t per_block = round / split, cap = std::uint64_t(sm_count) * per_sm;
+  const std::uint64_t needed = n <= round ? 1 : (n + per_block - 1) / per_block;
+  return unsigned(needed < cap ? needed : cap);
 }
 
 //! Blocks for `work_items` items at `per_block` items a block, capped at one full wave of
