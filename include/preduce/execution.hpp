@@ -33,7 +33,8 @@ enum class warp_algorithm {
   fused_shuffle,  //!< shuffle and operator fused in one asm block under the shuffle's predicate
                   //!< (CUDA PTX shfl.sync+op; AMD DPP-modified ALU instructions)
   hardware,       //!< a whole-warp reduction instruction (CUDA redux.sync on sm_80+: 32-bit
-                  //!< integer add/min/max/and/or/xor, and argmin/argmax as integer ranks)
+                  //!< integer add/min/max/and/or/xor; min/max/minmax of floats and 64-bit
+                  //!< integers, and argmin/argmax, as integer ranks)
 };
 
 //! Per-call options. The defaults are what most callers want.

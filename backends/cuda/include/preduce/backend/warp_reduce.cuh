@@ -306,34 +306,47 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. arg accumulators through redux.sync (sm_80+): the value as an integer rank, then the index
+// 5. extreme values and arg accumulators through redux.sync (sm_80+) over integer ranks
 // ---------------------------------------------------------------------------------------------
-// The trees above take 15 dependent shuffles for an arg<float> (5 for the value, 10 for the
-// 64-bit index) and a ballot and a shuffle. Mapped to an unsigned rank that orders values as the
-// reducer does and is equal exactly for values that tie, the best value is one redux.sync.max
-// (two for 64-bit values: the high words, then the low words among the lanes that hold the
-// greatest high word), the least tying index two redux.sync.min, and the winner's value one
-// ballot and one shuffle. Same result as warp_reduce_arg.
+// Mapped to an unsigned rank that orders values as the reducer does, the best value of a warp is
+// one redux.sync.max (two for 64-bit values: the high words, then the low words among the lanes
+// that hold the greatest high word).
+// - min/max/minmax of floats and 64-bit integers (the values redux.sync does not take directly):
+//   the best rank mapped back to its value, instead of a five-step shuffle tree. Evidence
+//   (H200, graph timer, probe of 2026-11-22, us per call; the same build with --warp
+//   fused_shuffle, i.e. the fused or plain trees that `automatic` took before -> redux over
+//   ranks; CUB in the same run): f32 maximum 2^14 2.60 -> 2.15 (CUB 2.54), 2^20 4.12 -> 3.59
+//   (3.97); bf16 maximum 2^16 2.77 -> 2.30 (2.85); f32 minmax 2^14 3.02 -> 2.59 (3.90); i32
+//   minmax 2^14 3.36 -> 2.63 (2.37), 2^20 5.22 -> 4.52 (3.90); f64 maximum 2^14 4.55 -> 2.89
+//   (2.71), 2^20 7.23 -> 5.38 (5.12); f64 minmax 2^14 6.59 -> 3.57 (3.94). (In that build the
+//   trees measured slower than in bench/results/h200-cuda-whole-ops.json, e.g. f64 maximum
+//   2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at 2^24 elements, f32
+//   and f64 maximum and minmax: equal within 1% or faster (f64 minmax, rows of 256: 54.6 ->
+//   47.3).
+// - arg accumulators: the trees of section 4 take 15 dependent shuffles for an arg<float> (5 for
+//   the value, 10 for the 64-bit index) and a ballot and a shuffle. Here the best value's rank
+//   is one redux.sync.max, the least index among the lanes whose rank equals it two
+//   redux.sync.min, and the winner's value one ballot and one shuffle. Same result as
+//   warp_reduce_arg.
 
-//! An arg reducer's value as an unsigned rank (32 bits for values of up to 4 bytes, else 64):
-//! larger for a better value, equal exactly when Reducer::ties holds (NaN ties NaN, -0 ties +0).
-//! Floats map to their order-preserving integer image (+0 for both zeros), complemented for
-//! argmin; NaN takes the greatest rank under `propagate` and 1 under `ignore` (above only the
-//! rank 0 of lanes that hold no element, which is below every number's rank).
-template <class Reducer, class V>
-__device__ __forceinline__ auto arg_rank(V v) {
+//! Value v of the extreme reducer X (fused op min, max, min_ignore_nan or max_ignore_nan) as an
+//! unsigned rank (32 bits for values of up to 4 bytes, else 64), larger for a better value.
+//! Floats map to their order-preserving integer image (-0 just below +0), complemented for min;
+//! NaN takes the greatest rank under `propagate` and 1 under `ignore` (above only rank 0, which
+//! no value takes). value_of_rank inverts it (NaN comes back as the quiet NaN).
+template <class X, class V>
+__device__ __forceinline__ auto value_rank(V v) {
   using detail::fused_op;
-  constexpr fused_op F = Reducer::value_reducer::fused;
+  constexpr fused_op F = X::fused;
   constexpr bool is_max = F == fused_op::max || F == fused_op::max_ignore_nan;
   using U = std::conditional_t<sizeof(V) <= 4, unsigned, unsigned long long>;
   constexpr U sign = U(1) << (8 * sizeof(U) - 1);
   U ord;
   if constexpr (std::is_floating_point<V>::value) {
     if (detail::is_nan(v)) return F == fused_op::max || F == fused_op::min ? ~U(0) : U(1);
-    const V canonical = v == V(0) ? V(0) : v;
     U bits;
-    memcpy(&bits, &canonical, sizeof bits);
     static_assert(sizeof(V) == sizeof(U), "float and double ranks are their bits");
+    memcpy(&bits, &v, sizeof bits);
     ord = bits ^ ((bits & sign) != 0 ? ~U(0) : sign);
   } else if constexpr (std::is_signed<V>::value) {
     ord = U(std::conditional_t<sizeof(V) <= 4, int, long long>(v)) ^ sign;
@@ -341,6 +354,35 @@ __device__ __forceinline__ auto arg_rank(V v) {
     ord = U(v);
   }
   return is_max ? ord : U(~ord);
+}
+
+//! The value of type V whose value_rank<X> is r. Requires: r is the rank of some V.
+template <class X, class V, class U>
+__device__ __forceinline__ V value_of_rank(U r) {
+  using detail::fused_op;
+  constexpr fused_op F = X::fused;
+  constexpr bool is_max = F == fused_op::max || F == fused_op::max_ignore_nan;
+  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+  const U ord = is_max ? r : U(~r);
+  if constexpr (std::is_floating_point<V>::value) {
+    if (r == (F == fused_op::max || F == fused_op::min ? ~U(0) : U(1))) return detail::quiet_nan<V>();
+    const U bits = (ord & sign) != 0 ? ord ^ sign : U(~ord);
+    V v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+  } else if constexpr (std::is_signed<V>::value) {
+    return V(std::conditional_t<sizeof(V) <= 4, int, long long>(ord ^ sign));
+  } else {
+    return V(ord);
+  }
+}
+
+//! An arg reducer's value as a rank: value_rank of its value reducer, with -0 taken as +0, so
+//! that ranks are equal exactly when Reducer::ties holds (NaN ties NaN, -0 ties +0). Lanes that
+//! hold no element take rank 0, below every value's.
+template <class Reducer, class V>
+__device__ __forceinline__ auto arg_rank(V v) {
+  return value_rank<typename Reducer::value_reducer>(v == V(0) ? V(0) : v);
 }
 
 //! The greatest (Max) or least of x over the warp through redux.sync, one instruction for 32-bit
@@ -354,6 +396,31 @@ __device__ __forceinline__ unsigned long long warp_extreme_word(unsigned long lo
   const unsigned hi = warp_extreme_word<Max>(unsigned(x >> 32));
   const unsigned lo = warp_extreme_word<Max>(unsigned(x >> 32) == hi ? unsigned(x) : (Max ? 0u : ~0u));
   return (static_cast<unsigned long long>(hi) << 32) | lo;
+}
+
+//! Whether redux.sync over ranks serves the extreme reducer X on values V: floats and 64-bit
+//! integers (narrower integers take redux.sync directly, has_hardware_reduce).
+template <class X, class V>
+__host__ __device__ constexpr bool has_rank_reduce() {
+  using detail::fused_op;
+  constexpr fused_op F = X::fused;
+  return (F == fused_op::min || F == fused_op::max || F == fused_op::min_ignore_nan || F == fused_op::max_ignore_nan) &&
+         (std::is_floating_point<V>::value || (std::is_integral<V>::value && sizeof(V) == 8));
+}
+
+//! Whether redux.sync serves reducer X on values V, directly or over ranks.
+template <class X, class V>
+__host__ __device__ constexpr bool has_redux() {
+  return has_hardware_reduce<X, V>() || has_rank_reduce<X, V>();
+}
+
+//! X's result over the warp through redux.sync: directly (has_hardware_reduce) or over ranks
+//! (has_rank_reduce). Requires: all 32 lanes active, sm_80+, has_redux<X, V>(). Returns the
+//! warp's result in every lane.
+template <class X, class V>
+__device__ __forceinline__ V warp_reduce_redux(const X& x, V v) {
+  if constexpr (has_hardware_reduce<X, V>()) return warp_reduce_hardware(x, v);
+  else return value_of_rank<X, V>(warp_extreme_word<true>(value_rank<X>(v)));
 }
 
 //! warp_reduce_arg through redux.sync. Requires: all 32 lanes active, each holding a valid
@@ -370,7 +437,8 @@ __device__ __forceinline__ arg<V> warp_reduce_arg_hardware(const Reducer&, arg<V
 
 //! The warp reduction chosen by `w`, falling back (hardware -> fused -> shuffle) where the
 //! requested one does not apply. `automatic` takes the first that applies of hardware, fused.
-//! Arg accumulators take redux.sync over ranks under `hardware` and `automatic`
+//! `hardware` is redux.sync, directly or over ranks (warp_reduce_redux; minmax as its two
+//! extremes). Arg accumulators take redux.sync over ranks under `hardware` and `automatic`
 //! (warp_reduce_arg_hardware), else the value and index trees (warp_reduce_arg).
 //! Requires: all 32 lanes active. Returns the warp's result in lane 0.
 template <class Reducer, class Acc>
@@ -379,8 +447,16 @@ __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algor
     if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_arg_hardware(red, v);
     return warp_reduce_arg(red, v);
   } else {
-    if constexpr (has_hardware_reduce<Reducer, Acc>()) {
-      if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_hardware(red, v);
+    if constexpr (has_redux<Reducer, Acc>()) {
+      if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_redux(red, v);
+    }
+    if constexpr (minmax_parts<Reducer>::value) {
+      using lo = typename minmax_parts<Reducer>::lo;
+      using hi = typename minmax_parts<Reducer>::hi;
+      if constexpr (has_redux<lo, decltype(v.min)>() && has_redux<hi, decltype(v.max)>()) {
+        if (w == warp_algorithm::hardware || w == warp_algorithm::automatic)
+          return {warp_reduce_redux(lo{}, v.min), warp_reduce_redux(hi{}, v.max)};
+      }
     }
     if constexpr (has_fused_shuffle<Reducer, Acc>()) {
       if (w != warp_algorithm::shuffle) return warp_reduce_fused(red, v);
