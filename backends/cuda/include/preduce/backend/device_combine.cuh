@@ -27,10 +27,11 @@ __host__ __device__ constexpr bool has_extreme_instruction() {
 //! operands of different signs of zero give either zero, which compares equal to both.
 //! Double under `propagate` keeps the portable combine: a branch-free form (min/max.f64, a NaN
 //! test, and an add that turns the result into NaN) was slower once the grid has two blocks or
-//! more. H200, graph timer, probe of 2026-11-22, us per call, f64 maximum at 2^14 / 2^18 / 2^20:
-//! in PTX (setp.nan, max.f64, predicated add) 3.85 / 5.52 / 6.42, in C++ (fmax, a != a || b != b,
-//! a + b) 3.72 / 5.43 / 6.22; the portable combine 3.14 / 4.24 / 5.83 in
-//! bench/results/h200-cuda-whole-ops.json (CUB 2.7 / 3.6 / 5.1 in each run).
+//! more, with the shuffle-tree warp reduction f64 maximum had then (it now takes redux.sync over
+//! ranks, warp_reduce.cuh). H200, graph timer, probe of 2026-11-22, us per call, f64 maximum at
+//! 2^14 / 2^18 / 2^20: in PTX (setp.nan, max.f64, predicated add) 3.85 / 5.52 / 6.42, in C++
+//! (fmax, a != a || b != b, a + b) 3.72 / 5.43 / 6.22; the portable combine 3.14 / 4.24 / 5.83
+//! in bench/results/h200-cuda-whole-ops.json as of git 1c2769d (CUB 2.7 / 3.6 / 5.1 in each run).
 template <class X, class V>
 __device__ __forceinline__ V extreme_combine(V a, V b) {
   using detail::fused_op;

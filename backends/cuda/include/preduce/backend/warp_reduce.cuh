@@ -319,8 +319,8 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
 //   (3.97); bf16 maximum 2^16 2.77 -> 2.30 (2.85); f32 minmax 2^14 3.02 -> 2.59 (3.90); i32
 //   minmax 2^14 3.36 -> 2.63 (2.37), 2^20 5.22 -> 4.52 (3.90); f64 maximum 2^14 4.55 -> 2.89
 //   (2.71), 2^20 7.23 -> 5.38 (5.12); f64 minmax 2^14 6.59 -> 3.57 (3.94). (In that build the
-//   trees measured slower than in bench/results/h200-cuda-whole-ops.json, e.g. f64 maximum
-//   2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at 2^24 elements, f32
+//   trees measured slower than in bench/results/h200-cuda-whole-ops.json as of git 1c2769d,
+//   e.g. f64 maximum 2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at 2^24 elements, f32
 //   and f64 maximum and minmax: equal within 1% or faster (f64 minmax, rows of 256: 54.6 ->
 //   47.3).
 // - arg accumulators: the trees of section 4 take 15 dependent shuffles for an arg<float> (5 for
