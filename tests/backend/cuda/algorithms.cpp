@@ -3,8 +3,8 @@
 // warp reduction (shuffle, PTX-fused shuffle, redux.sync) under both run_to_run and fast, for
 // every built-in operator on a spread of types, against the host oracle; run_to_run
 // bit-identity of every algorithm over repeated calls; and the single-pass collector on the grids
-// where its shape changes (2, 32 and 33 blocks), for partials of 1 to 4 flagged words and one
-// too wide for them.
+// where its shape changes (2 blocks, 3 for argmin/argmax; 32 and 33), for partials of 1 to 4
+// flagged words and one too wide for them.
 #include <preduce/backend/tuning.hpp>
 
 #include "../../test_support.hpp"
