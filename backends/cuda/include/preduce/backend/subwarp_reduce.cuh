@@ -15,11 +15,11 @@ namespace backend {
 //! Returns in lane i the combination of lanes i + k*stop for k < 2*top/stop, provided those
 //! lanes exist (lanes past 31 would contribute their own value again, so callers read only
 //! lanes whose whole set lies inside the warp). Uses the fused PTX step where it exists and `w`
-//! asks for it (warp_reduce's rules; redux.sync cannot serve part of a warp).
+//! asks for it (fuses_steps, warp_reduce's rule; redux.sync cannot serve part of a warp).
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc down_tree(const Reducer& red, Acc v, unsigned top, unsigned stop, warp_algorithm w) {
   if constexpr (has_fused_shuffle<Reducer, Acc>()) {
-    if (w != warp_algorithm::shuffle) {
+    if (fuses_steps(w)) {
       using W = lane_word_t<Acc>;
       W x = W(v);
       for (unsigned d = top; d >= stop; d /= 2) x = fused_step<Reducer::fused>(x, d);

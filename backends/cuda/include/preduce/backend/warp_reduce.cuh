@@ -211,6 +211,16 @@ __host__ __device__ constexpr bool has_fused_shuffle() {
   else return F != fused_op::min_ignore_nan && F != fused_op::max_ignore_nan;
 }
 
+//! Whether a tree reduction under `w` fuses its steps (where has_fused_shuffle holds): only when
+//! asked for. `automatic` takes the plain shuffle tree, which measured faster on an H200 (graph
+//! timer, probe of 2026-11-22, same build, us per call at 2^14 / 2^16 / 2^18 / 2^20 / 2^22,
+//! --warp fused_shuffle -> automatic): f32 plus 2.52 / 2.59 / 3.17 / 3.96 / 6.78 -> 2.48 / 2.54 /
+//! 3.11 / 3.95 / 6.68; f64 plus 2.94 / 3.16 / 4.04 / 5.35 / 12.06 -> 2.85 / 3.10 / 3.87 / 5.26 /
+//! 11.94; bf16 dot 2.22 / 3.23 / 3.69 / 5.23 / 7.15 -> 2.17 / 3.20 / 3.68 / 5.18 / 7.04; equal
+//! within 0.7% from 2^24 up, and f32 plus over rows, columns and segments at 2^26 equal within
+//! 0.7% (ctest 276/276 with it).
+__device__ __forceinline__ bool fuses_steps(warp_algorithm w) { return w == warp_algorithm::fused_shuffle; }
+
 //! Tree reduction with each shuffle fused to the operator (see above). Requires: all 32 lanes
 //! active and has_fused_shuffle<Reducer, Acc>(). Returns the warp's result in lane 0.
 template <class Reducer, class Acc>
@@ -320,9 +330,9 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
 //   minmax 2^14 3.36 -> 2.63 (2.37), 2^20 5.22 -> 4.52 (3.90); f64 maximum 2^14 4.55 -> 2.89
 //   (2.71), 2^20 7.23 -> 5.38 (5.12); f64 minmax 2^14 6.59 -> 3.57 (3.94). (In that build the
 //   trees measured slower than in bench/results/h200-cuda-whole-ops.json as of git 1c2769d,
-//   e.g. f64 maximum 2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at 2^24 elements, f32
-//   and f64 maximum and minmax: equal within 1% or faster (f64 minmax, rows of 256: 54.6 ->
-//   47.3).
+//   e.g. f64 maximum 2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at
+//   2^24 elements, f32 and f64 maximum and minmax: equal within 1% or faster (f64 minmax, rows
+//   of 256: 54.6 -> 47.3).
 // - arg accumulators: the trees of section 4 take 15 dependent shuffles for an arg<float> (5 for
 //   the value, 10 for the 64-bit index) and a ballot and a shuffle. Here the best value's rank
 //   is one redux.sync.max, the least index among the lanes whose rank equals it two
@@ -436,7 +446,8 @@ __device__ __forceinline__ arg<V> warp_reduce_arg_hardware(const Reducer&, arg<V
 }
 
 //! The warp reduction chosen by `w`, falling back (hardware -> fused -> shuffle) where the
-//! requested one does not apply. `automatic` takes the first that applies of hardware, fused.
+//! requested one does not apply. `automatic` takes hardware where it applies, else the plain
+//! shuffle tree (fuses_steps).
 //! `hardware` is redux.sync, directly or over ranks (warp_reduce_redux; minmax as its two
 //! extremes). Arg accumulators take redux.sync over ranks under `hardware` and `automatic`
 //! (warp_reduce_arg_hardware), else the value and index trees (warp_reduce_arg).
@@ -459,7 +470,7 @@ __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algor
       }
     }
     if constexpr (has_fused_shuffle<Reducer, Acc>()) {
-      if (w != warp_algorithm::shuffle) return warp_reduce_fused(red, v);
+      if (fuses_steps(w)) return warp_reduce_fused(red, v);
     }
     return warp_reduce_shuffle(red, v);
   }
