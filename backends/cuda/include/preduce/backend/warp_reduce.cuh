@@ -218,7 +218,7 @@ __host__ __device__ constexpr bool has_fused_shuffle() {
 //! 3.11 / 3.95 / 6.68; f64 plus 2.94 / 3.16 / 4.04 / 5.35 / 12.06 -> 2.85 / 3.10 / 3.87 / 5.26 /
 //! 11.94; bf16 dot 2.22 / 3.23 / 3.69 / 5.23 / 7.15 -> 2.17 / 3.20 / 3.68 / 5.18 / 7.04; equal
 //! within 0.7% from 2^24 up, and f32 plus over rows, columns and segments at 2^26 equal within
-//! 0.7% (ctest 276/276 with it).
+//! 0.7% (ctest 276/276 with it). bench/results/h200-cuda-sums-warp-{automatic,fused}.json.
 __device__ __forceinline__ bool fuses_steps(warp_algorithm w) { return w == warp_algorithm::fused_shuffle; }
 
 //! Tree reduction with each shuffle fused to the operator (see above). Requires: all 32 lanes
@@ -332,7 +332,7 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
 //   trees measured slower than in bench/results/h200-cuda-whole-ops.json as of git 1c2769d,
 //   e.g. f64 maximum 2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at
 //   2^24 elements, f32 and f64 maximum and minmax: equal within 1% or faster (f64 minmax, rows
-//   of 256: 54.6 -> 47.3).
+//   of 256: 54.6 -> 47.3). bench/results/h200-cuda-extremes-warp-{automatic,fused}.json.
 // - arg accumulators: the trees of section 4 take 15 dependent shuffles for an arg<float> (5 for
 //   the value, 10 for the 64-bit index) and a ballot and a shuffle. Here the best value's rank
 //   is one redux.sync.max, the least index among the lanes whose rank equals it two
