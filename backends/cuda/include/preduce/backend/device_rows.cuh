@@ -352,8 +352,9 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     return;
   }
 
-  // Tiles per row for the row-tile kernel: 1 for many rows of block_row_min_bytes or more under
-  // a fused shuffle step (a block per row); a warp per row for other many rows.
+  // Tiles per row for the row-tile kernel: 1 for many rows of block_row_min_bytes or more whose
+  // lanes combine in one instruction (has_fused_shuffle: a block per row); a warp per row for
+  // other many rows.
   std::uint64_t tiles = 1;
   if (rows >= slots.warps / warp_rows_divisor) {
     bool block_per_row = false;

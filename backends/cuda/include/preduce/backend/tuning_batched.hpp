@@ -62,7 +62,8 @@ constexpr std::uint64_t warp_rows_divisor = 2;
 constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 
 //! Many long rows of at least this many bytes get a block per row instead of a warp per row
-//! when the reducer's lanes combine in one fused shuffle step (sums, min, max): a block of
+//! when the reducer's lanes combine in one instruction (has_fused_shuffle: sums, min, max; the
+//! measurement below ran when `automatic` fused that instruction with the shuffle): a block of
 //! block_threads threads then loads a 16 KiB row (1024 16-byte vectors) in one round of
 //! vectors_in_flight loads. H200, f32, 2^28 elements, kernel timed alone (probe of 2026-11-21):
 //! plus rows of 4096, warp per row 251.9 us, block per row 240.1 us (CUB 235.1 in
