@@ -11,12 +11,21 @@
 namespace preduce {
 namespace backend {
 
+//! Whether fused op F is a min or a max, under either NaN rule.
+__host__ __device__ constexpr bool is_extreme_op(detail::fused_op F) {
+  using detail::fused_op;
+  return F == fused_op::min || F == fused_op::max || F == fused_op::min_ignore_nan || F == fused_op::max_ignore_nan;
+}
+//! Whether fused op F is a max, under either NaN rule.
+__host__ __device__ constexpr bool is_max_op(detail::fused_op F) {
+  return F == detail::fused_op::max || F == detail::fused_op::max_ignore_nan;
+}
+
 //! Whether extreme_combine (below) has one instruction for fused op F on V.
 template <detail::fused_op F, class V>
 __host__ __device__ constexpr bool has_extreme_instruction() {
   using detail::fused_op;
-  return (std::is_same<V, float>::value && (F == fused_op::min || F == fused_op::max || F == fused_op::min_ignore_nan ||
-                                            F == fused_op::max_ignore_nan)) ||
+  return (std::is_same<V, float>::value && is_extreme_op(F)) ||
          (std::is_same<V, double>::value && (F == fused_op::min_ignore_nan || F == fused_op::max_ignore_nan));
 }
 

@@ -279,13 +279,13 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     }
   };
   auto run = [&](const auto& source) {
-    // An array of at most one round is one block (whole_grid), which every shape reduces alike:
-    // fold, block reduction, result written. two_pass_partials's kernel does it with the least
-    // code (no collector, no atomic merge) and is faster. Evidence (H200, graph timer, probe of
+    // An array of at most one round is one block (whole_one_block), which every shape reduces
+    // alike: fold, block reduction, result written. two_pass_partials's kernel does it with the
+    // least code (no collector, no atomic merge) and is faster. Evidence (H200, graph timer, probe of
     // 2026-11-22, us per call at 2^12, single_pass's kernel -> two_pass_partials's): f32 plus
     // 1.65 -> 1.57, f32 maximum 1.68 -> 1.52, i32 plus 1.63 -> 1.48, i32 maximum 1.51 -> 1.33,
     // i32 minmax 1.57 -> 1.48, f64 argmax 2.31 -> 2.21, f64 plus 1.95 -> 1.98.
-    const bool one_block = n <= whole_block_elements(elements_per_vector<std::decay_t<decltype(source)>>());
+    const bool one_block = whole_one_block(n, whole_block_elements(elements_per_vector<std::decay_t<decltype(source)>>()));
     switch (one_block ? device_shape::two_pass_partials : shape) {
       case device_shape::single_pass: launch(std::integral_constant<device_shape, device_shape::single_pass>{}, source); break;
       case device_shape::two_pass_partials: launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source); break;

@@ -47,6 +47,9 @@ constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector) 
   return std::uint64_t(whole_block_threads) * vectors_in_flight * elements_per_vector;
 }
 
+//! Whether n elements are one block of the whole-array kernel: no more than one round.
+constexpr bool whole_one_block(std::uint64_t n, std::uint64_t round) { return n <= round; }
+
 //! Most blocks a whole-array launch uses on a device (the size of its partial slots).
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
 
@@ -64,14 +67,14 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 constexpr unsigned whole_arg_split = 2;
 
 //! Blocks of the whole-array kernel for n elements, `round` elements being one block's round
-//! (whole_block_elements): one block while n fits in one round (no collector), otherwise one
+//! (whole_block_elements): one block while n fits in one round (whole_one_block), otherwise one
 //! block per round / split elements; capped at one wave, whole_blocks_per_sm or, if fewer fit
 //! (registers), `resident_per_sm` blocks per SM, so every block runs at once and none waits for a
 //! second wave. Requires: split divides round.
 inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, std::uint64_t round, unsigned split) {
   const int per_sm = resident_per_sm < 1 ? 1 : (resident_per_sm < whole_blocks_per_sm ? resident_per_sm : whole_blocks_per_sm);
   const std::uint64_t per_block = round / split, cap = std::uint64_t(sm_count) * per_sm;
-  const std::uint64_t needed = n <= round ? 1 : (n + per_block - 1) / per_block;
+  const std::uint64_t needed = whole_one_block(n, round) ? 1 : (n + per_block - 1) / per_block;
   return unsigned(needed < cap ? needed : cap);
 }
 

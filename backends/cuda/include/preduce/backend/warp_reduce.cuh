@@ -339,49 +339,55 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
 //   redux.sync.min, and the winner's value one ballot and one shuffle. Same result as
 //   warp_reduce_arg.
 
-//! Value v of the extreme reducer X (fused op min, max, min_ignore_nan or max_ignore_nan) as an
-//! unsigned rank (32 bits for values of up to 4 bytes, else 64), larger for a better value.
-//! Floats map to their order-preserving integer image (-0 just below +0), complemented for min;
-//! NaN takes the greatest rank under `propagate` and 1 under `ignore` (above only rank 0, which
-//! no value takes). value_of_rank inverts it (NaN comes back as the quiet NaN).
+//! The rank encoding of the extreme reducer X (is_extreme_op(X::fused)) on values V, shared by
+//! value_rank and value_of_rank: unsigned ranks of 32 bits for values of up to 4 bytes, else 64,
+//! larger for a better value. NaN takes the greatest rank under `propagate` and 1 under `ignore`
+//! (above only rank 0, which no value takes).
+template <class X, class V>
+struct rank_encoding {
+  using U = std::conditional_t<sizeof(V) <= 4, unsigned, unsigned long long>;
+  using S = std::conditional_t<sizeof(V) <= 4, int, long long>;  //!< signed integer values, widened
+  static constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+  static constexpr bool is_max = is_max_op(X::fused);
+  static constexpr U nan = X::fused == detail::fused_op::max || X::fused == detail::fused_op::min ? ~U(0) : U(1);
+};
+
+//! Value v of the extreme reducer X as its rank (rank_encoding). Floats map to their
+//! order-preserving integer image (-0 just below +0), complemented for min. value_of_rank
+//! inverts it (NaN comes back as the quiet NaN).
 template <class X, class V>
 __device__ __forceinline__ auto value_rank(V v) {
-  using detail::fused_op;
-  constexpr fused_op F = X::fused;
-  constexpr bool is_max = F == fused_op::max || F == fused_op::max_ignore_nan;
-  using U = std::conditional_t<sizeof(V) <= 4, unsigned, unsigned long long>;
-  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+  using E = rank_encoding<X, V>;
+  using U = typename E::U;
   U ord;
   if constexpr (std::is_floating_point<V>::value) {
-    if (detail::is_nan(v)) return F == fused_op::max || F == fused_op::min ? ~U(0) : U(1);
+    if (detail::is_nan(v)) return E::nan;
     U bits;
     static_assert(sizeof(V) == sizeof(U), "float and double ranks are their bits");
     memcpy(&bits, &v, sizeof bits);
-    ord = bits ^ ((bits & sign) != 0 ? ~U(0) : sign);
+    ord = bits ^ ((bits & E::sign) != 0 ? ~U(0) : E::sign);
   } else if constexpr (std::is_signed<V>::value) {
-    ord = U(std::conditional_t<sizeof(V) <= 4, int, long long>(v)) ^ sign;
+    ord = U(typename E::S(v)) ^ E::sign;
   } else {
     ord = U(v);
   }
-  return is_max ? ord : U(~ord);
+  return E::is_max ? ord : U(~ord);
 }
 
 //! The value of type V whose value_rank<X> is r. Requires: r is the rank of some V.
 template <class X, class V, class U>
 __device__ __forceinline__ V value_of_rank(U r) {
-  using detail::fused_op;
-  constexpr fused_op F = X::fused;
-  constexpr bool is_max = F == fused_op::max || F == fused_op::max_ignore_nan;
-  constexpr U sign = U(1) << (8 * sizeof(U) - 1);
-  const U ord = is_max ? r : U(~r);
+  using E = rank_encoding<X, V>;
+  static_assert(std::is_same<U, typename E::U>::value, "a rank of V's encoding");
+  const U ord = E::is_max ? r : U(~r);
   if constexpr (std::is_floating_point<V>::value) {
-    if (r == (F == fused_op::max || F == fused_op::min ? ~U(0) : U(1))) return detail::quiet_nan<V>();
-    const U bits = (ord & sign) != 0 ? ord ^ sign : U(~ord);
+    if (r == E::nan) return detail::quiet_nan<V>();
+    const U bits = (ord & E::sign) != 0 ? ord ^ E::sign : U(~ord);
     V v;
     memcpy(&v, &bits, sizeof v);
     return v;
   } else if constexpr (std::is_signed<V>::value) {
-    return V(std::conditional_t<sizeof(V) <= 4, int, long long>(ord ^ sign));
+    return V(typename E::S(ord ^ E::sign));
   } else {
     return V(ord);
   }
@@ -412,10 +418,7 @@ __device__ __forceinline__ unsigned long long warp_extreme_word(unsigned long lo
 //! integers (narrower integers take redux.sync directly, has_hardware_reduce).
 template <class X, class V>
 __host__ __device__ constexpr bool has_rank_reduce() {
-  using detail::fused_op;
-  constexpr fused_op F = X::fused;
-  return (F == fused_op::min || F == fused_op::max || F == fused_op::min_ignore_nan || F == fused_op::max_ignore_nan) &&
-         (std::is_floating_point<V>::value || (std::is_integral<V>::value && sizeof(V) == 8));
+  return is_extreme_op(X::fused) && (std::is_floating_point<V>::value || (std::is_integral<V>::value && sizeof(V) == 8));
 }
 
 //! Whether redux.sync serves reducer X on values V, directly or over ranks.
