@@ -201,7 +201,11 @@ __global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
 //! Lane `lane`'s share of one 16-byte aligned row of `vectors` vectors starting at element
 //! `first` (no scalar head or tail): vectors lane, lane + 32, ..., vectors_in_flight of them
 //! loaded before any is folded, the last round predicated rather than finished one vector at a
-//! time, so that a row's last vectors are in flight together.
+//! time, so that a row's last vectors are in flight together. Whole rounds run unpredicated: with
+//! every round predicated, ptxas gave the f32 argmax kernel 74 registers (3 blocks per SM), now
+//! 59 (4 blocks). H200, f32 argmax rows of 4096 at 2^28 (preduce-bench --batched, 2026-11-22):
+//! 251.1 -> 243.3 us, CUB 235.8 in both runs. Forcing 4 or 5 blocks on the predicated loop through
+//! launch bounds spilled (48 / 160 bytes) and was slower: 271.2 / 281.0 us.
 //! Requires: chunk_loader<Source> vectorized and usable. Lifts element first + i with index i.
 template <class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Reducer& red, const Source& src, std::uint64_t first,
@@ -209,7 +213,17 @@ __device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Red
   using L = chunk_loader<Source>;
   constexpr int W = L::width, U = vectors_in_flight;
   typename Reducer::acc_type a = red.identity();
-  for (std::uint64_t v = lane; v < vectors; v += std::uint64_t(warp_threads) * U) {
+  // Whole rounds, then the predicated last one. (The two written out: one lambda for both, given
+  // the predicate as a compile-time tag, took 69 registers.)
+  std::uint64_t v = lane;
+  for (; v + (U - 1) * warp_threads < vectors; v += std::uint64_t(warp_threads) * U) {
+    typename L::element e[U][W];
+#pragma unroll
+    for (int u = 0; u < U; ++u) L::load(src, first + (v + u * warp_threads) * W, e[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u) a = fold_chunk(red, a, e[u], (v + u * warp_threads) * W);
+  }
+  if (v < vectors) {
     typename L::element e[U][W];
 #pragma unroll
     for (int u = 0; u < U; ++u)
