@@ -75,6 +75,14 @@ constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * vector_bytes;
 
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
+//! Two rewrites of reduce_columns_kernel's loop were measured and dropped (H200, preduce-bench
+//! --batched, 2026-11-22, f32 at 2^28, us over columns of 32 / 256 / 4096 / 262144; the loop of
+//! git c309376 in another run: argmax 332.0 / 274.7 / 282.8 / 337.1, plus 273.0 / 250.6 / 252.5 /
+//! 258.3): each lane taking these rows consecutively, so a column's 4 elements fold as one chunk
+//! (the arg tree of pairs), argmax 330.0 / 277.3 / 283.1 / 337.0; whole steps loaded unpredicated
+//! (still 64 registers and 60 bytes spilled for argmax), argmax 387.9 / 280.9 / 285.9 / 336.9,
+//! plus 277.7 / 247.5 / 250.0 / 253.8. ncu (argmax, columns of 32): 77% of DRAM bandwidth, 6.7 of
+//! 14.4 cycles between a warp's instructions waiting on L1TEX, local-memory spill traffic.
 constexpr int column_rows_in_flight = 4;
 //! Columns: fewest row steps one warp takes before the rows are split among more warps (each
 //! split adds partial results to write, read and combine).
