@@ -81,7 +81,7 @@ constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vec
 //! 258.3): each lane taking these rows consecutively, so a column's 4 elements fold as one chunk
 //! (the arg tree of pairs), argmax 330.0 / 277.3 / 283.1 / 337.0; whole steps loaded unpredicated
 //! (still 64 registers and 60 bytes spilled for argmax), argmax 387.9 / 280.9 / 285.9 / 336.9,
-//! plus 277.7 / 247.5 / 250.0 / 253.8. ncu (argmax, columns of 32): 77% of DRAM bandwidth, 6.7 of
+//! plus 277.7 / 247.5 / 250.0 / 253.8. ncu of the first (argmax, columns of 32): 77% of DRAM, 6.7 of
 //! 14.4 cycles between a warp's instructions waiting on L1TEX, local-memory spill traffic.
 constexpr int column_rows_in_flight = 4;
 //! Columns: fewest row steps one warp takes before the rows are split among more warps (each
