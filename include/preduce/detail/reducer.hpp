@@ -268,6 +268,13 @@ struct has_chunk_fold<Reducer, E, W,
                           std::declval<typename Reducer::acc_type>(), std::declval<const E (&)[W]>(), std::uint64_t{}))>>
     : std::true_type {};
 
+//! True for the arg reducers: those with a value-only twin (`value_reducer`) and a tie test,
+//! whose lanes backends reduce as two narrow trees.
+template <class Reducer, class = void>
+struct has_value_reducer : std::false_type {};
+template <class Reducer>
+struct has_value_reducer<Reducer, std::void_t<typename Reducer::value_reducer>> : std::true_type {};
+
 template <nan_rule R, bool IsMax, class T>
 struct extreme_reducer {
   using V = compare_t<T>;

@@ -109,10 +109,8 @@ constexpr std::size_t round_elements() {
 template <class T, class Op>
 void check_collector(Op op, const char* name) {
   const preduce::queue& q = test::shared_queue();
-  // Past one round, whole_grid gives a block per round / split elements (split: whole_arg_split
-  // for argmin/argmax, else 1).
-  constexpr bool is_arg = std::is_same<Op, preduce::argmax>::value || std::is_same<Op, preduce::argmin>::value;
-  constexpr std::size_t per_block = round_elements<T>() / (is_arg ? preduce::backend::whole_arg_split : 1);
+  // Past one round, whole_grid gives a block per round / whole_split elements.
+  constexpr std::size_t per_block = round_elements<T>() / preduce::backend::whole_split<preduce::detail::reducer<Op, T>>();
   // One round + 1 (2 blocks, 3 for arg); 32 blocks (warp 0 collects, one partial a lane); 33
   // (the whole block collects).
   for (const std::size_t n : {round_elements<T>() + 1, 32 * per_block, 32 * per_block + 1}) {

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(BlockThreads)
 template <class Reducer, class Source>
 constexpr bool stages_rows() {
   using L = chunk_loader<Source>;
-  if constexpr (L::vectorized && has_value_tree<Reducer>::value) {
+  if constexpr (L::vectorized && detail::has_value_reducer<Reducer>::value) {
     return L::loads_per_vector == 1 && sizeof(typename L::element) * L::width == vector_bytes;
   } else {
     return false;

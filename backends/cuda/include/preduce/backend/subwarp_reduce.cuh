@@ -46,7 +46,7 @@ __device__ __forceinline__ Acc group_reduce(const Reducer& red, Acc v, unsigned 
 //! lanes i + d .. i + 2d - 1: always a later run. (Shrinking offsets would interleave them.)
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc group_reduce_ordered(const Reducer& red, Acc v, unsigned lanes, warp_algorithm w) {
-  if constexpr (has_value_tree<Reducer>::value) {
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
     if (lanes == warp_threads) return warp_reduce(red, v, w);
     for (unsigned d = 1; d < lanes; d *= 2) v = red.combine_ordered(v, shfl_down(v, d));
     return v;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include <preduce/detail/reducer.hpp>
+
 namespace preduce {
 namespace backend {
 
@@ -65,6 +67,11 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 //! and a one-round array stays one block: the collector's rendezvous costs more than the split
 //! saves (argmax f64 2^12: one block 2.68, split in two 3.44).
 constexpr unsigned whole_arg_split = 2;
+//! The split whole_grid takes for Reducer: whole_arg_split for arg reducers, else 1.
+template <class Reducer>
+constexpr unsigned whole_split() {
+  return detail::has_value_reducer<Reducer>::value ? whole_arg_split : 1;
+}
 
 //! Blocks of the whole-array kernel for n elements, `round` elements being one block's round
 //! (whole_block_elements): one block while n fits in one round (whole_one_block), otherwise one

@@ -281,12 +281,6 @@ __device__ __forceinline__ Acc warp_reduce_hardware(const Reducer&, Acc v) {
 // row group) 459.0 -> 444.6 us. Groups of fewer lanes (subwarp_reduce.cuh) keep the plain tree:
 // with eight lanes the two dependent trees were slower (rows of 32: 551.6 -> 611.0 us).
 
-//! Whether Reducer is an arg reducer with a value-only twin (value_reducer) and a tie test.
-template <class Reducer, class = void>
-struct has_value_tree : std::false_type {};
-template <class Reducer>
-struct has_value_tree<Reducer, std::void_t<typename Reducer::value_reducer>> : std::true_type {};
-
 //! The arg result of a warp once `first` (every lane) is the least index among the lanes whose
 //! value ties the warp's best, npos when no lane holds an element: the winner lane's own value
 //! (ties compare -0 equal to +0; the result keeps the element's bits) with that index.
@@ -297,8 +291,8 @@ __device__ __forceinline__ arg<V> arg_of_first(arg<V> a, std::uint64_t first) {
   return first == npos ? Reducer::identity() : arg<V>{value, first};
 }
 
-//! Requires: all 32 lanes active, each holding a valid accumulator; has_value_tree<Reducer>.
-//! Returns the warp's result in every lane.
+//! Requires: all 32 lanes active, each holding a valid accumulator;
+//! detail::has_value_reducer<Reducer>. Returns the warp's result in every lane.
 template <class Reducer, class V>
 __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
   using X = typename Reducer::value_reducer;
@@ -437,7 +431,8 @@ __device__ __forceinline__ V warp_reduce_redux(const X& x, V v) {
 }
 
 //! warp_reduce_arg through redux.sync. Requires: all 32 lanes active, each holding a valid
-//! accumulator; has_value_tree<Reducer>; sm_80+. Returns the warp's result in every lane.
+//! accumulator; detail::has_value_reducer<Reducer>; sm_80+. Returns the warp's result in every
+//! lane.
 template <class Reducer, class V>
 __device__ __forceinline__ arg<V> warp_reduce_arg_hardware(const Reducer&, arg<V> a) {
   using U = decltype(arg_rank<Reducer>(a.value));
@@ -457,7 +452,7 @@ __device__ __forceinline__ arg<V> warp_reduce_arg_hardware(const Reducer&, arg<V
 //! Requires: all 32 lanes active. Returns the warp's result in lane 0.
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algorithm w) {
-  if constexpr (has_value_tree<Reducer>::value) {
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
     if (w == warp_algorithm::hardware || w == warp_algorithm::automatic) return warp_reduce_arg_hardware(red, v);
     return warp_reduce_arg(red, v);
   } else {
