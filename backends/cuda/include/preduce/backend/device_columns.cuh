@@ -96,10 +96,11 @@ struct column_plan {
   std::uint64_t tiles;     //!< column tiles: (1 << across_log2) warp columns of 2^lanes_log2 * columns each
   std::uint64_t splits;    //!< row splits (blocks per tile); > 1 only when across_log2 == 0
   std::uint64_t split_rows;  //!< rows per split
-  bool vectorized;         //!< column_loader::usable: one load per lane and row
 };
 
-//! Requires: blockDim.x == BlockThreads == 256 (8 warps); grid-strides over tiles * splits work
+//! Requires: blockDim.x == BlockThreads == 256 (8 warps); Vector only when
+//! column_loader<Source>::usable (one load per lane and row, else element by element);
+//! grid-strides over tiles * splits work
 //! items, item i being tile i / splits and split i % splits; when splits > 1, across_log2 == 0,
 //! counters[0 .. tiles) zero on entry (zero again on exit) and partials holds splits * cols
 //! accumulators.
@@ -107,14 +108,15 @@ struct column_plan {
 //! c0 = tile * tile width + ((k % across) * lanes + l % lanes) * C) and, within the split's rows
 //! [r0, r1), rows r0 + (i * groups + k / across) * side + l / lanes for i = 0, 1, ... (side =
 //! 32 / lanes rows per warp step, groups = 8 / across warps per column), folded in that order
-//! with column_rows_in_flight rows loaded before any is folded.
+//! with column_rows_in_flight rows loaded before any is folded: whole rounds of them
+//! unpredicated, then one predicated round.
 //! Combines, in a fixed order: the side rows of a warp (strided_reduce), then the warp groups
 //! of the block (group 0 folds groups 1, 2, ... from shared memory), then, with several splits,
 //! the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
 //! t % tile width and a contiguous share of the splits, and the shares are folded in order.
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the item's
 //! tile (with splits, partials[split * cols + c] first, and out from the tile's last block).
-template <int BlockThreads, class Reducer, class Source>
+template <int BlockThreads, class Reducer, class Source, bool Vector>
 __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reducer::acc_type>())
     reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
                           typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
@@ -138,11 +140,12 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
   const unsigned cg = warp & (across - 1), rg = warp >> p.across_log2;
   const unsigned vl = lane & (lanes - 1), ro = lane >> p.lanes_log2;
   const std::uint64_t tile_width = std::uint64_t(across) * lanes * C;
-  const std::uint64_t step = std::uint64_t(groups) * side;  // rows between a lane's consecutive rows
+  const unsigned step_log2 = (5 - p.lanes_log2) + (3 - p.across_log2);
+  const std::uint64_t step = std::uint64_t(1) << step_log2;  // groups * side: rows from a lane's row to its next
   const bool writer = rg == 0 && lane < lanes;
 
   for (std::uint64_t item = blockIdx.x; item < p.tiles * p.splits; item += gridDim.x) {  // block-uniform
-    const std::uint64_t tile = item / p.splits, split = item % p.splits;
+    const std::uint64_t tile = p.splits == 1 ? item : item / p.splits, split = item - tile * p.splits;
     const std::uint64_t c0 = tile * tile_width + (std::uint64_t(cg) * lanes + vl) * C;
     const std::uint64_t r_begin = split * p.split_rows;
     const std::uint64_t r_end = r_begin + p.split_rows < rows ? r_begin + p.split_rows : rows;  // <= r_begin: no rows
@@ -150,35 +153,46 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
 #pragma unroll
     for (int c = 0; c < C; ++c) a[c] = red.identity();
 
-    for (std::uint64_t r0 = r_begin + std::uint64_t(rg) * side; r0 < r_end; r0 += U * step) {  // warp-uniform
-      E e[U][C];
-      bool has[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const std::uint64_t r = r0 + u * step + ro;
-        has[u] = r < r_end && c0 < cols;
-        if (!has[u]) continue;
-        bool loaded = false;
-        if constexpr (CL::vectorized) {
-          if (p.vectorized) {
-            CL::load(src, r * cols + c0, e[u]);
-            loaded = true;
-          }
-        }
-        if (!loaded) {
-#pragma unroll
-          for (int c = 0; c < C; ++c)
-            if (c0 + c < cols) e[u][c] = src[r * cols + c0 + c];
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (!has[u]) continue;
-        const std::uint64_t r = r0 + u * step + ro;
+    // This lane's rows: r_first, r_first + step, ... below r_end; none when its columns lie past cols.
+    const std::uint64_t r_first = r_begin + std::uint64_t(rg) * side + ro;
+    std::uint64_t left = c0 < cols && r_first < r_end ? (r_end - r_first + step - 1) >> step_log2 : 0;
+    const unsigned valid = cols - c0 < std::uint64_t(C) ? unsigned(cols - c0) : unsigned(C);  // when left > 0
+    const std::uint64_t stride = step * cols;  // elements from one of its rows to the next
+    std::uint64_t at = r_first * cols + c0, r = r_first;
+    const auto load_row = [&](std::uint64_t i, E(&e)[C]) {
+      if constexpr (Vector) {
+        CL::load(src, i, e);
+      } else {
 #pragma unroll
         for (int c = 0; c < C; ++c)
-          if (c0 + c < cols) a[c] = fold_element(red, a[c], e[u][c], r);
+          if (unsigned(c) < valid) e[c] = src[i + c];
       }
+    };
+    // One round: rows_here (<= U) rows loaded, then folded in order with fold.
+    const auto round = [&](std::uint64_t rows_here, auto fold) {
+      E e[U][C];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (unsigned(u) < rows_here) load_row(at + u * stride, e[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (unsigned(u) >= rows_here) break;
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+          if (Vector || unsigned(c) < valid) a[c] = fold(a[c], e[u][c], r + u * step);
+      }
+      at += U * stride;
+      r += U * step;
+    };
+    if (left > 0) {
+      // The first round folds with fold_element; after it every accumulator holds an element,
+      // and the later rounds, whole ones unpredicated, fold with fold_after_first.
+      const std::uint64_t here = left < U ? left : U;
+      round(here, [&](const Acc& x, const E& v, std::uint64_t i) { return fold_element(red, x, v, i); });
+      left -= here;
+      const auto later = [&](const Acc& x, const E& v, std::uint64_t i) { return fold_after_first(red, x, v, i); };
+      for (; left >= U; left -= U) round(U, later);
+      if (left > 0) round(left, later);
     }
 
     if (side > 1) {
@@ -253,33 +267,33 @@ inline unsigned floor_log2(std::uint64_t x) {
   return k;
 }
 
-//! Enqueues out[c * out_stride] = reduction of column c for c < cols (cols >= 1) on s's stream.
-//! One column is the whole-array reduction of rows elements (arg index = element = row).
-//! Otherwise (C columns per lane): lanes = 2^ceil(log2(ceil(cols / C))) up to 32; warp columns
-//! = ceil(cols / (lanes * C)); k = warps per warp column = resident warps / warp columns, at
-//! least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps per column
-//! tile and k / 8 row splits; k < 8: 8 / 2^floor(log2 k) warp columns per block, one split.
-template <class Reducer, class Source>
-void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
-                     typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
-  if (cols == 1) return reduce_whole(s, red, src, rows, out, o);
-  using CL = column_loader<Source>;
+//! Enqueues reduce_columns_kernel<..., Vector> for rows x cols (cols >= 2): C columns per lane;
+//! lanes = 2^ceil(log2(ceil(cols / C))) up to 32; warp columns = ceil(cols / (lanes * C));
+//! k = warps per warp column = the kernel's resident warps (its occupancy, one wave) / warp
+//! columns, at least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps
+//! per column tile and k / 8 row splits; k < 8: 8 / 2^floor(log2 k) warp columns per block,
+//! one split.
+template <bool Vector, class Reducer, class Source>
+void launch_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                    typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
   using Acc = typename Reducer::acc_type;
-  constexpr std::uint64_t C = CL::columns;
-  const device_slots slots = slots_for(s.sm_count);
+  constexpr std::uint64_t C = column_loader<Source>::columns;
+  constexpr std::uint64_t block_warps = block_threads / warp_threads;
+  const auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
+  int per_sm = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0), "reduce_columns: occupancy");
+  const std::uint64_t resident_warps = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1) * block_warps;
 
   column_plan p{};
-  p.vectorized = CL::usable(src, cols);
   const std::uint64_t vectors = (cols + C - 1) / C;
   p.lanes_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
   const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2, side = warp_threads / lanes;
   const std::uint64_t warp_columns = (cols + lanes * C - 1) / (lanes * C);
   const std::uint64_t row_steps = (rows + side - 1) / side;
-  std::uint64_t k = slots.warps / warp_columns;
+  std::uint64_t k = resident_warps / warp_columns;
   const std::uint64_t most = row_steps / column_min_steps;
   if (k > most) k = most;
   if (k < 1) k = 1;
-  constexpr std::uint64_t block_warps = block_threads / warp_threads;
   if (k >= block_warps) {
     p.across_log2 = 0;
     p.splits = k / block_warps;
@@ -298,9 +312,21 @@ void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& s
   }
   const std::uint64_t items = p.tiles * p.splits;
   const unsigned grid = unsigned(items < 0x7fffffffu ? items : 0x7fffffffu);
-  reduce_columns_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, p, partials, counters, out,
-                                                                            out_stride, o.warp);
+  kernel<<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, p, partials, counters, out, out_stride, o.warp);
   check_cuda(cudaGetLastError(), "reduce_columns: launch");
+}
+
+//! Enqueues out[c * out_stride] = reduction of column c for c < cols (cols >= 1) on s's stream.
+//! One column is the whole-array reduction of rows elements (arg index = element = row);
+//! otherwise one launch_columns, with one load per lane and row where column_loader allows it.
+template <class Reducer, class Source>
+void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                     typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
+  if (cols == 1) return reduce_whole(s, red, src, rows, out, o);
+  if constexpr (column_loader<Source>::vectorized) {
+    if (column_loader<Source>::usable(src, cols)) return launch_columns<true>(s, red, src, rows, cols, out, out_stride, o);
+  }
+  launch_columns<false>(s, red, src, rows, cols, out, out_stride, o);
 }
 
 }  // namespace backend

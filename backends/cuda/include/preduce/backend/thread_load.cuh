@@ -155,6 +155,19 @@ __device__ __forceinline__ Acc fold_element(const Reducer& red, Acc a, const E& 
   return fold_chunk(red, a, one, i);
 }
 
+//! Folds element x at index i into a, which already holds at least one element, all at smaller
+//! indices (a thread's own elements after its first, taken in order): as fold_element, but arg
+//! reducers skip the identity test, so a later element is one `better` test and a select.
+template <class Reducer, class Acc, class E>
+__device__ __forceinline__ Acc fold_after_first(const Reducer& red, Acc a, const E& x, std::uint64_t i) {
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
+    const auto v = detail::convert<typename Reducer::V>(x);
+    return Reducer::better(v, a.value) ? Acc{v, i} : a;
+  } else {
+    return fold_element(red, a, x, i);
+  }
+}
+
 //! Folds into `a` the share of src[0..n) owned by thread g of `threads`, in this order: head
 //! element g (if g < head); body vectors v = g, g + threads, ... (Unroll 16-byte loads issued
 //! before any is folded, the last partial round too: Unroll / loads_per_vector element vectors,

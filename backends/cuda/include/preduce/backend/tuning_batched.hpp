@@ -75,17 +75,30 @@ constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * vector_bytes;
 
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
-//! Two rewrites of reduce_columns_kernel's loop were measured and dropped (H200, preduce-bench
-//! --batched, 2026-11-22, f32 at 2^28, us over columns of 32 / 256 / 4096 / 262144; the loop of
-//! git c309376 in another run: argmax 332.0 / 274.7 / 282.8 / 337.1, plus 273.0 / 250.6 / 252.5 /
-//! 258.3): each lane taking these rows consecutively, so a column's 4 elements fold as one chunk
-//! (the arg tree of pairs), argmax 330.0 / 277.3 / 283.1 / 337.0; whole steps loaded unpredicated
-//! (still 64 registers and 60 bytes spilled for argmax), argmax 387.9 / 280.9 / 285.9 / 336.9,
-//! plus 277.7 / 247.5 / 250.0 / 253.8. ncu of the first (argmax, columns of 32): 77% of DRAM, 6.7 of
-//! 14.4 cycles between a warp's instructions waiting on L1TEX, local-memory spill traffic.
+//! The loop around it (reduce_columns_kernel) was rewritten on 2026-11-22 after ncu showed the
+//! old one issue-bound for arg reducers (f32 argmax, columns of 262144: 172.5M warp instructions,
+//! ~20 a lane per element, 64 bytes spilled): the aligned and the element-by-element loads are
+//! separate instantiations, a lane's rows are counted once and stepped by pointer, whole rounds
+//! run unpredicated, and after its first round a lane folds arg elements with one `better` test
+//! (fold_after_first): 109M instructions, no spills. H200, f32 at 2^28, kernel timed alone
+//! (probe of 2026-11-22), us over columns of 32 / 256 / 4096 / 262144: argmax 338.3 / 280.6 /
+//! 290.1 / 342.2 -> 318.9 / 259.9 / 257.6 / 271.9, plus 279.6 / 255.2 / 258.2 / 264.4 -> 267.3 /
+//! 250.3 / 247.3 / 247.9 (with the row splits of column_min_steps' note); the
+//! element-by-element instantiation on the same data, argmax 322.4 / 265.1 / 262.9 / 276.8 (the
+//! old loop's element path 348-355 us). Tried and dropped in the same probes: loading the next
+//! round before folding this one (4 rows: 200 bytes spilled; 2 rows double-buffered, argmax
+//! 323.3 / 254.7 / 258.8 / 312.4 against 307.7 / 252.1 / 255.5 / 311.5 for 4 rows without);
+//! a grid of one resident wave striding over the tiles, argmax 327.7 / 262.4 / 256.7 / 270.6.
+//! Earlier (2026-11-22, the old loop): each lane taking its 4 rows consecutively, so a column's
+//! 4 elements fold as one chunk, changed nothing (argmax 330.0 / 277.3 / 283.1 / 337.0 against
+//! 332.0 / 274.7 / 282.8 / 337.1).
 constexpr int column_rows_in_flight = 4;
 //! Columns: fewest row steps one warp takes before the rows are split among more warps (each
-//! split adds partial results to write, read and combine).
+//! split adds partial results to write, read and combine). The warps the rows are split among
+//! are those of one wave at the kernel's occupancy (launch_columns): counting batched_blocks_per_sm
+//! (8) blocks where 4 fit doubled the row splits into two waves, and the tile's last block folds
+//! twice the partials. H200, f32 argmax, probe of 2026-11-22: columns of 4096 / 262144 255.5 /
+//! 311.5 -> 247.9 / 263.4 us.
 constexpr std::uint64_t column_min_steps = 8;
 //! Columns: blocks per SM reduce_columns_kernel is compiled for (at most 64 registers a thread)
 //! where its accumulator takes at most 16 bytes (sums, min, max, minmax, arg reducers); larger
@@ -95,7 +108,8 @@ constexpr std::uint64_t column_min_steps = 8;
 //! 2^28 elements, kernel timed alone (probe of 2026-11-22), 3 -> 4 blocks (20-56 bytes then
 //! spilled): argmax columns of 32 / 256 / 4096 / 262144 352.8 -> 363.7, 301.7 -> 275.4, 311.1 ->
 //! 284.0, 336.3 -> 334.3 us; plus 279.4 -> 278.6, 263.9 -> 254.1, 266.9 -> 257.4, 272.4 -> 263.6.
-//! 5 blocks (48 registers, 132-156 bytes spilled): 354-424 us, every shape slower.
+//! 5 blocks (48 registers, 132-156 bytes spilled): 354-424 us, every shape slower. The loop of
+//! 2026-11-22 (above) still spills 40-108 bytes at 5 blocks.
 constexpr int column_blocks_per_sm = 4;
 template <class Acc>
 constexpr int column_min_blocks() {
