@@ -298,6 +298,15 @@ template <class T> struct reducer<maximum, T> : extreme_reducer<nan_rule::propag
 template <class T> struct reducer<nan_ignoring<minimum>, T> : extreme_reducer<nan_rule::ignore, false, T> {};
 template <class T> struct reducer<nan_ignoring<maximum>, T> : extreme_reducer<nan_rule::ignore, true, T> {};
 
+//! True for the min and max reducers (those built on extreme_reducer).
+template <class Reducer>
+struct is_extreme_reducer {
+  template <nan_rule R, bool IsMax, class T>
+  static std::true_type test(const extreme_reducer<R, IsMax, T>*);
+  static std::false_type test(...);
+  static constexpr bool value = decltype(test(static_cast<const Reducer*>(nullptr)))::value;
+};
+
 template <nan_rule R, class T>
 struct minmax_reducer {
   using lo = extreme_reducer<R, false, T>;

@@ -268,7 +268,8 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     using View = std::decay_t<decltype(source)>;
     constexpr auto kernel = reduce_whole_kernel<S, B, Reducer, View>;
     const std::uint64_t head = vector_head(source, n), round = whole_block_elements(elements_per_vector<View>());
-    const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, round, whole_split<Reducer>());
+    const unsigned split = whole_split<Reducer>(n, round, s.sm_count);
+    const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, round, split);
     Acc* partials = nullptr;
     if (grid > 1 && (S == device_shape::two_pass_partials || !publishes_words<Acc>())) partials = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
     kernel<<<grid, B, 0, s.stream>>>(red, source, n, head, partials, s.partial_slots, s.control, d_out, o.warp);

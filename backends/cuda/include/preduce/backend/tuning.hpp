@@ -66,11 +66,29 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 //! plus gains nothing from a split (f32 2^16 2.56 / 2.72 / 2.73, f64 2^20 5.39 / 6.12 / 6.23),
 //! and a one-round array stays one block: the collector's rendezvous costs more than the split
 //! saves (argmax f64 2^12: one block 2.68, split in two 3.44).
+//! Min and max over 8-byte values (f64, 64-bit integers: their warp reduction takes two
+//! instructions a rank step) split in two as well, but only while the split grid still has at
+//! most one block per SM (whole_split): H200, graph timer, probe of 2026-11-22, us per call,
+//! split 1 -> 2 (CUB in the same run): f64 maximum 2^14 2.89 -> 2.56 (2.64), 2^16 3.15 -> 2.83
+//! (2.79), 2^18 3.49 -> 3.22 (2.98), and past one block per SM 2^20 5.32 -> 5.39 (4.99), 2^22
+//! and 2^24 equal. Measured and not taken: f32 maximum (2^14 2.14 -> 2.01, 2^16 2.20 -> 2.30),
+//! f64 plus (2^14 2.83 -> 2.84, 2^16 3.08 -> 3.16); a grid cap of 2 blocks per SM instead of
+//! whole_blocks_per_sm helped only f64 plus at 2^22 (11.85 -> 11.37, CUB 10.42).
 constexpr unsigned whole_arg_split = 2;
 //! The split whole_grid takes for Reducer: whole_arg_split for arg reducers, else 1.
 template <class Reducer>
 constexpr unsigned whole_split() {
   return detail::has_value_reducer<Reducer>::value ? whole_arg_split : 1;
+}
+//! The split for n elements, `round` elements a block's round, on sm_count SMs: whole_split(),
+//! or 2 for min and max over 8-byte values while twice the unsplit blocks fit one per SM.
+template <class Reducer>
+constexpr unsigned whole_split(std::uint64_t n, std::uint64_t round, int sm_count) {
+  if constexpr (detail::is_extreme_reducer<Reducer>::value && sizeof(typename Reducer::acc_type) == 8) {
+    return 2 * ((n + round - 1) / round) <= std::uint64_t(sm_count) ? 2 : 1;
+  } else {
+    return whole_split<Reducer>();
+  }
 }
 
 //! Blocks of the whole-array kernel for n elements, `round` elements being one block's round
