@@ -98,12 +98,11 @@ struct column_plan {
   std::uint64_t split_rows;  //!< rows per split
 };
 
-//! Requires: blockDim.x == BlockThreads == 256 (8 warps); Vector only when
-//! column_loader<Source>::usable (one load per lane and row, else element by element);
-//! grid-strides over tiles * splits work
-//! items, item i being tile i / splits and split i % splits; when splits > 1, across_log2 == 0,
-//! counters[0 .. tiles) zero on entry (zero again on exit) and partials holds splits * cols
-//! accumulators.
+//! Requires: blockDim.x == BlockThreads == 256 (8 warps); Vector (one load per lane and row,
+//! else element by element) only when column_loader<Source>::usable; grid-strides over tiles *
+//! splits work items, item i being tile i / splits and split i % splits; when splits > 1,
+//! across_log2 == 0, counters[0 .. tiles) zero on entry (zero again on exit) and partials holds
+//! splits * cols accumulators.
 //! Work: lane l of warp k owns columns c0 .. c0 + C - 1 of its tile (C = column_loader::columns;
 //! c0 = tile * tile width + ((k % across) * lanes + l % lanes) * C) and, within the split's rows
 //! [r0, r1), rows r0 + (i * groups + k / across) * side + l / lanes for i = 0, 1, ... (side =
@@ -279,9 +278,8 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   using Acc = typename Reducer::acc_type;
   constexpr std::uint64_t C = column_loader<Source>::columns;
   constexpr std::uint64_t block_warps = block_threads / warp_threads;
-  const auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0), "reduce_columns: occupancy");
+  constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
+  const int per_sm = resident_blocks_per_sm<kernel, block_threads>();
   const std::uint64_t resident_warps = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1) * block_warps;
 
   column_plan p{};

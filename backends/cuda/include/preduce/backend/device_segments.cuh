@@ -240,9 +240,8 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
   with_loadable(src, [&](const auto& source) {
-    const auto kernel = reduce_segments_kernel<block_threads, Reducer, std::decay_t<decltype(source)>>;
-    int per_sm = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0), "reduce_segments: occupancy");
+    constexpr auto kernel = reduce_segments_kernel<block_threads, Reducer, std::decay_t<decltype(source)>>;
+    const int per_sm = resident_blocks_per_sm<kernel, block_threads>();
     const std::uint64_t wave = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
     const std::uint64_t block_items = segment_min_items_per_warp * (block_threads / warp_threads);
     const std::uint64_t wanted = (items + block_items - 1) / block_items;
