@@ -47,7 +47,6 @@ template <class Source, class Enable = void>
 struct column_loader {
   static constexpr int columns = 1;
   static constexpr bool vectorized = false;
-  static bool usable(const Source&, std::uint64_t) { return false; }
 };
 
 //! Element types of 1, 2, 4 or 8 bytes: 4 columns per load (16, 8 or 4 bytes), 2 for 8-byte
@@ -139,8 +138,9 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
   const unsigned cg = warp & (across - 1), rg = warp >> p.across_log2;
   const unsigned vl = lane & (lanes - 1), ro = lane >> p.lanes_log2;
   const std::uint64_t tile_width = std::uint64_t(across) * lanes * C;
+  // Rows from a lane's row to its next: side * groups = 2^(log2(32 / lanes) + log2(8 / across)).
   const unsigned step_log2 = (5 - p.lanes_log2) + (3 - p.across_log2);
-  const std::uint64_t step = std::uint64_t(1) << step_log2;  // groups * side: rows from a lane's row to its next
+  const std::uint64_t step = std::uint64_t(1) << step_log2;
   const bool writer = rg == 0 && lane < lanes;
 
   for (std::uint64_t item = blockIdx.x; item < p.tiles * p.splits; item += gridDim.x) {  // block-uniform

@@ -67,8 +67,9 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 //! and a one-round array stays one block: the collector's rendezvous costs more than the split
 //! saves (argmax f64 2^12: one block 2.68, split in two 3.44).
 //! Min and max over 8-byte values (f64, 64-bit integers: their warp reduction takes two
-//! instructions a rank step) split in two as well, but only while the split grid still has at
-//! most one block per SM (whole_split): H200, graph timer, probe of 2026-11-22, us per call,
+//! instructions a rank step; measured on f64 only) split in two as well, but only while the
+//! split grid still has at most one block per SM (whole_split): H200, graph timer, probe of
+//! 2026-11-22, us per call,
 //! split 1 -> 2 (CUB in the same run): f64 maximum 2^14 2.89 -> 2.56 (2.64), 2^16 3.15 -> 2.83
 //! (2.79), 2^18 3.49 -> 3.22 (2.98), and past one block per SM 2^20 5.32 -> 5.39 (4.99), 2^22
 //! and 2^24 equal. Measured and not taken: f32 maximum (2^14 2.14 -> 2.01, 2^16 2.20 -> 2.30),
