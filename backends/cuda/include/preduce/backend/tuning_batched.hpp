@@ -140,6 +140,12 @@ constexpr int column_min_blocks() {
 //! 32 elements 715.4 / 1066.4 us). ncu on its plus kernel: 285M warp instructions (~510 per
 //! tile of 480 items), 19% of warp slots active, issue active 53%, 2.09 fixed-latency ("wait")
 //! stalls per issue: it would need about half the instructions and more warps.
+//! Also tried (branch experiment/flat-segments, H200, same data, kernel pairs timed alone, probe
+//! of 2026-11-22): each warp reads its range as one array of 16-byte vectors in tiles of 32 V
+//! elements whatever the lengths, a tile's ends found by a shared-memory bit mask, the lanes
+//! joined by a segmented scan, closed segments staged in shared memory for the lanes holding
+//! the ends: plus 537 -> 490 us but argmax 686 -> 1099 us (ncu: 208M / 548M warp instructions,
+//! the arg folds' index tests and 3-word shuffles), so not taken; its variants are listed there.
 constexpr int segment_loads_in_flight = 16;
 //! Segments: steps (of lanes x segment_loads_in_flight elements) a group takes on one segment;
 //! longer segments are reduced by the whole warp with vector loads.
