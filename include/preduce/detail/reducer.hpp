@@ -357,7 +357,8 @@ struct arg_reducer {
   //! instructions as a running fold (groups of 4, not one tree of W: one tree of 16 one-byte
   //! elements spilled 104 bytes at 32 registers). On an H200 (f32 argmax, graph timer, probe of
   //! 2026-11-22) 2^24 24.04 -> 22.12 us, 2^26 70.5 -> 66.7, 2^28 245.4 -> 240.8.
-  template <int W>
+  //! Seeded: `a` already holds an element (never the identity), so the identity test is skipped.
+  template <int W, bool Seeded = false>
   PREDUCE_HD static acc_type fold(acc_type a, const T (&x)[W], std::uint64_t first) {
     constexpr int G = W < 4 ? W : 4;
     static_assert(W % G == 0 && (G & (G - 1)) == 0, "chunks of a power-of-two width");
@@ -376,7 +377,7 @@ struct arg_reducer {
           }
         }
       }
-      if (a.index == npos || better(v[0], a.value)) a = {v[0], first + k[0]};
+      if ((!Seeded && a.index == npos) || better(v[0], a.value)) a = {v[0], first + k[0]};
     }
     return a;
   }

@@ -188,7 +188,9 @@ __global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
           const uint4 raw = mine[p + p / 8];
           E x[W];
           std::memcpy(x, &raw, sizeof raw);
-          a = fold_chunk(red, a, x, std::uint64_t(start + k) * W);
+          // After the lane's first chunk, arg folds skip the identity test (fold_chunk_after_first).
+          a = k == 0 ? fold_chunk(red, a, x, std::uint64_t(start + k) * W)
+                     : fold_chunk_after_first(red, a, x, std::uint64_t(start + k) * W);
         }
       }
     }

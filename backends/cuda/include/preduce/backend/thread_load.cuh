@@ -146,6 +146,17 @@ __device__ __forceinline__ Acc fold_chunk(const Reducer& red, Acc a, const E (&e
   }
 }
 
+//! fold_chunk where `a` already holds at least one element, all at smaller indices (a lane's
+//! chunks after its first): arg reducers skip the identity test.
+template <class Reducer, class Acc, class E, int W>
+__device__ __forceinline__ Acc fold_chunk_after_first(const Reducer& red, Acc a, const E (&e)[W], std::uint64_t first) {
+  if constexpr (detail::has_value_reducer<Reducer>::value && detail::has_chunk_fold<Reducer, E, W>::value) {
+    return red.template fold<W, true>(a, e, first);
+  } else {
+    return fold_chunk(red, a, e, first);
+  }
+}
+
 //! Folds element x at index i into a, i above every index a holds (a thread's own elements,
 //! taken in order): through the reducer's chunk fold where it has one (arg reducers: a later
 //! element wins only when strictly better, with no index comparison).
