@@ -171,12 +171,8 @@ __device__ __forceinline__ Acc fold_element(const Reducer& red, Acc a, const E& 
 //! reducers skip the identity test, so a later element is one `better` test and a select.
 template <class Reducer, class Acc, class E>
 __device__ __forceinline__ Acc fold_after_first(const Reducer& red, Acc a, const E& x, std::uint64_t i) {
-  if constexpr (detail::has_value_reducer<Reducer>::value) {
-    const auto v = detail::convert<typename Reducer::V>(x);
-    return Reducer::better(v, a.value) ? Acc{v, i} : a;
-  } else {
-    return fold_element(red, a, x, i);
-  }
+  const E one[1] = {x};
+  return fold_chunk_after_first(red, a, one, i);
 }
 
 //! Folds into `a` the share of src[0..n) owned by thread g of `threads`, in this order: head
