@@ -71,8 +71,10 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   __shared__ bool is_last;
-  Acc a = fold_share<vectors_in_flight>(red, src, n, head, std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x,
-                                        std::uint64_t(gridDim.x) * BlockThreads, red.identity());
+  // One group of all the grid's threads: grid-wide stripes (the whole-array kernel's tiles are
+  // unmeasured here).
+  Acc a = fold_share<vectors_in_flight>(red, src, n, head, 0, 1, blockIdx.x * BlockThreads + threadIdx.x, gridDim.x * BlockThreads,
+                                        red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::shuffle);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) store_result(out, red.finalize(a));

@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(BlockThreads)
   const std::uint64_t first = t * tile_len, len = cols - first < tile_len ? cols - first : tile_len;
   const Source s = slice(src, row * cols + first);
   const index_shift_reducer<Reducer> shifted{red, first};
-  Acc a = fold_share<vectors_in_flight>(shifted, s, len, head_of(s, len), threadIdx.x, BlockThreads, red.identity());
+  Acc a = fold_share<vectors_in_flight>(shifted, s, len, head_of(s, len), 0, 1, threadIdx.x, BlockThreads, red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, w);
   if (tiles == 1) {
     if (threadIdx.x == 0) store_result(out + row * out_stride, red.finalize(a));

@@ -82,7 +82,7 @@ __device__ __forceinline__ typename Reducer::acc_type warp_fold(const Reducer& r
   const Source s = slice(src, first);
   const std::uint64_t n = last - first;
   const index_shift_reducer<Reducer> shifted{red, index0};
-  const auto a = fold_share<vectors_in_flight>(shifted, s, n, head_of(s, n), threadIdx.x % warp_threads, warp_threads,
+  const auto a = fold_share<vectors_in_flight>(shifted, s, n, head_of(s, n), 0, 1, threadIdx.x % warp_threads, warp_threads,
                                                red.identity());
   return warp_reduce(red, a, w);
 }
