@@ -178,9 +178,9 @@ __device__ __forceinline__ Acc fold_after_first(const Reducer& red, Acc a, const
 //! The items of [0, items) that lane `lane` of group `group` owns, `groups` groups of `lanes`
 //! lanes, folded Unroll at a time (the loads of a round issued before any is folded): into
 //! `a` as a = fold(a, item, i), item i read by load(i, item). From one whole round for all
-//! lanes up (items >= groups * lanes * Unroll), the items form tiles of Unroll * lanes; group g takes
-//! tiles g, g + groups, ..., and lane l item u * lanes + l of each, so a warp's load reads
-//! consecutive items and a group's round reads one contiguous tile (the last tile may be
+//! lanes up (items >= groups * lanes * Unroll), the items form tiles of Unroll * lanes; group
+//! g takes tiles g, g + groups, ..., and lane l item u * lanes + l of each, so a warp's load
+//! reads consecutive items and a group's round reads one contiguous tile (the last tile may be
 //! partial). Below one round, lane l of group g takes items t, t + threads, ... (t = g * lanes +
 //! l, threads = groups * lanes), at most Unroll of them: every lane gets a share. With one group
 //! the two rules agree: lane l takes l, l + lanes, l + 2 lanes, ... The order is fixed by
