@@ -56,7 +56,9 @@ constexpr bool whole_one_block(std::uint64_t n, std::uint64_t round) { return n 
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
 
 //! Whole-array grids for arg reducers split each block's round (whole_block_elements) in two once
-//! the array is longer than one round: twice the blocks, each thread folding half a round. Their
+//! the array is longer than one round: twice the blocks, each thread folding half a round (below
+//! one round for the whole grid fold_items hands out stripes, so every thread gets its half;
+//! where the grid is capped, the split changes nothing and blocks take whole tiles). Their
 //! chunk fold and warp reduction take several times plus's instructions, and spreading them over
 //! more SMs pays at mid sizes. Evidence (H200, graph timer, probe of 2026-11-22, us per call,
 //! split 1 / 2 / 4; CUB in the same run):
