@@ -228,6 +228,30 @@ __global__ void __launch_bounds__(BlockThreads)
   }
 }
 
+//! The whole-array reduction of an array of at most one round (whole_one_block) by one block
+//! under warp_algorithm::automatic: the fold of that one round and the block reduction, nothing
+//! else, so the kernel's code stays small. Requires: blockDim.x == BlockThreads, one block,
+//! n <= whole_block_elements(elements_per_vector<Source>()), head == vector_head(src, n).
+//! Writes finalize(result) to *out; the same bits as reduce_whole_kernel with one block.
+//! Evidence: H200, graph timer, probe of 2026-11-22, us per call at 2^12 (CUB in the same run
+//! 1.28, 1.21, 1.34, 1.22): reduce_whole_kernel's one-block path, f32 plus / i32 plus / f32
+//! maximum / i32 maximum 1.54 / 1.44 / 1.48 / 1.39; the same fold and block reduction with the
+//! warp algorithm fixed at compile time 1.41 / 1.28 / 1.30 / 1.22. (A kernel with no head, tail
+//! or predicates, for exactly 2 vectors a thread, took 1.20 / 1.07 / 1.12 / 1.07.)
+//! preduce-bench --shapes whole (H200, 2026-11-22, us, before -> with this kernel, CUB in the
+//! second run): 2^12 f32 plus 1.55 -> 1.42 (1.27), f32 maximum 1.48 -> 1.37 (1.34), i32 maximum
+//! 1.39 -> 1.26 (1.22), i32 minmax 1.55 -> 1.27 (2.30), f64 argmax 2.18 -> 2.06 (2.75); 2^10
+//! f32 dot 1.53 -> 1.35 (1.72). Only bf16 dot lost (2^12 1.59 -> 1.69, CUB 1.51), unexplained.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_one_block_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::result_type* out) {
+  using Acc = typename Reducer::acc_type;
+  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
+  Acc a = fold_share<vectors_in_flight, true>(red, src, n, head, 0, 1, threadIdx.x, BlockThreads, red.identity());
+  a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::automatic);
+  if (threadIdx.x == 0) store_result(out, red.finalize(a));
+}
+
 //! Second pass of two_pass. Requires: blockDim.x == BlockThreads, one block. Folds
 //! partials[0..count) (thread t takes t, t + BlockThreads, ...) and writes finalize(result) to *out.
 template <int BlockThreads, class Reducer>
@@ -288,12 +312,19 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
   };
   auto run = [&](const auto& source) {
     // An array of at most one round is one block (whole_one_block), which every shape reduces
-    // alike: fold, block reduction, result written. two_pass_partials's kernel does it with the
-    // least code (no collector, no atomic merge) and is faster. Evidence (H200, graph timer, probe of
+    // alike: fold, block reduction, result written. Under `automatic` reduce_one_block_kernel
+    // does it; other warp algorithms take two_pass_partials's kernel, which has the least code
+    // of the three shapes (no collector, no atomic merge) and is faster. Evidence (H200, graph timer, probe of
     // 2026-11-22, us per call at 2^12, single_pass's kernel -> two_pass_partials's): f32 plus
     // 1.65 -> 1.57, f32 maximum 1.68 -> 1.52, i32 plus 1.63 -> 1.48, i32 maximum 1.51 -> 1.33,
     // i32 minmax 1.57 -> 1.48, f64 argmax 2.31 -> 2.21, f64 plus 1.95 -> 1.98.
-    const bool one_block = whole_one_block(n, whole_block_elements(elements_per_vector<std::decay_t<decltype(source)>>()));
+    using View = std::decay_t<decltype(source)>;
+    const bool one_block = whole_one_block(n, whole_block_elements(elements_per_vector<View>()));
+    if (one_block && o.warp == warp_algorithm::automatic) {
+      reduce_one_block_kernel<B><<<1, B, 0, s.stream>>>(red, source, n, vector_head(source, n), d_out);
+      check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
+      return;
+    }
     switch (one_block ? device_shape::two_pass_partials : shape) {
       case device_shape::single_pass: launch(std::integral_constant<device_shape, device_shape::single_pass>{}, source); break;
       case device_shape::two_pass_partials: launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source); break;

@@ -197,7 +197,10 @@ __device__ __forceinline__ Acc fold_after_first(const Reducer& red, Acc a, const
 //! Exactly one round for all lanes takes the tiles too (one unpredicated tile a group): the
 //! whole-array grid gives every power-of-two size below its cap that shape, and the predicated
 //! stripe round cost f64 sum at 2^18 3.20 -> 4.38 us (probe).
-template <int Unroll, class Item, class Acc, class Load, class Fold>
+//! StripesOnly: grid-wide stripes only (whole rounds unpredicated, then the partial one), so the
+//! one-block kernel's code stays small. Its caller's "one round" is whole_block_elements, which
+//! counts 16-byte loads: a source of two arrays (dot) takes two stripe rounds of it.
+template <int Unroll, class Item, bool StripesOnly = false, class Acc, class Load, class Fold>
 __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned group, unsigned groups, unsigned lane, unsigned lanes,
                                           Load load, Fold fold) {
   // One round: item first + u * stride in load u; `whole`: every one of them exists.
@@ -211,6 +214,12 @@ __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned g
       if (whole || first + u * stride < items) a = fold(a, e[u], first + u * stride);
   };
   const std::uint64_t threads = std::uint64_t(groups) * lanes;
+  if constexpr (StripesOnly) {
+    std::uint64_t first = std::uint64_t(group) * lanes + lane;
+    for (; first + (Unroll - 1) * threads < items; first += Unroll * threads) round(first, threads, true);
+    round(first, threads, false);  // the partial round, if any
+    return a;
+  }
   if (items >= threads * Unroll) {
     const std::uint64_t tile = std::uint64_t(Unroll) * lanes, tiles = items / tile;
     std::uint64_t k = group;
@@ -228,9 +237,9 @@ __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned g
 //! loads in flight: Unroll / loads_per_vector element vectors, so Unroll * 16 bytes per thread);
 //! tail element head + vectors*width + g (if below n). Sources without vector loads go through
 //! fold_items element by element. Requires: head == vector_head(src, n) and, when the loader is
-//! vectorized, loader::usable(src). The order is fixed for (n, head, groups, lanes), which makes
-//! results run_to_run deterministic.
-template <int Unroll, class Reducer, class Source>
+//! vectorized, loader::usable(src). StripesOnly: see fold_items. The order is fixed for (n, head,
+//! groups, lanes), which makes results run_to_run deterministic.
+template <int Unroll, bool StripesOnly = false, class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& red, const Source& src, std::uint64_t n,
                                                                  std::uint64_t head, unsigned group, unsigned groups, unsigned lane,
                                                                  unsigned lanes, typename Reducer::acc_type a) {
@@ -244,14 +253,14 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
     using Item = typename L::element[W];
     if (g < head) a = device_combine(red, a, red.lift(src[g], g));
     const std::uint64_t vectors = (n - head) / W;
-    a = fold_items<U, Item>(
+    a = fold_items<U, Item, StripesOnly>(
         a, vectors, group, groups, lane, lanes, [&](std::uint64_t v, Item& e) { L::load(src, head + v * W, e); },
         [&](Acc acc, const Item& e, std::uint64_t v) { return fold_chunk(red, acc, e, head + v * W); });
     const std::uint64_t t = head + vectors * W + g;
     if (t < n) a = device_combine(red, a, red.lift(src[t], t));
   } else {
     using Item = typename Source::value_type;
-    a = fold_items<Unroll, Item>(
+    a = fold_items<Unroll, Item, StripesOnly>(
         a, n, group, groups, lane, lanes, [&](std::uint64_t i, Item& e) { e = src[i]; },
         [&](Acc acc, const Item& e, std::uint64_t i) { return device_combine(red, acc, red.lift(e, i)); });
   }
