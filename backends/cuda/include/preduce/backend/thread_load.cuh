@@ -196,7 +196,12 @@ __device__ __forceinline__ Acc fold_after_first(const Reducer& red, Acc a, const
 //! (CUB 10.47), bf16 argmax 2^28 136.4 -> 124.9 us (87.8% -> 95.5% of the read ceiling).
 //! Exactly one round for all lanes takes the tiles too (one unpredicated tile a group): the
 //! whole-array grid gives every power-of-two size below its cap that shape, and the predicated
-//! stripe round cost f64 sum at 2^18 3.20 -> 4.38 us (probe).
+//! stripe round cost f64 sum at 2^18 3.20 -> 4.38 us (probe). A whole number of tiles leaves
+//! no partial tile, and the group whose next index is `tiles` skips it: it once ran a round with
+//! every load predicated off, on the collector's critical path at mid sizes (preduce-bench
+//! --shapes whole, H200, git 1b36cc4 -> this, us, CUB in each run: f32 plus 2^14 2.30 (2.36)
+//! -> 2.09 (2.46), 2^16 2.37 (2.58) -> 2.19 (2.61); f32 maximum 2^14 2.22 (2.41) -> 2.00 (2.50);
+//! f64 plus 2^14 2.45 (2.54) -> 2.25 (2.51); i32 minimum 2^16 2.22 (2.52) -> 2.00 (2.55)).
 //! StripesOnly: grid-wide stripes only (whole rounds unpredicated, then the partial one), so the
 //! one-block kernel's code stays small. Its caller's "one round" is whole_block_elements, which
 //! counts 16-byte loads: a source of two arrays (dot) takes two stripe rounds of it.
@@ -224,7 +229,7 @@ __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned g
     const std::uint64_t tile = std::uint64_t(Unroll) * lanes, tiles = items / tile;
     std::uint64_t k = group;
     for (; k < tiles; k += groups) round(k * tile + lane, lanes, true);
-    if (k == tiles) round(k * tile + lane, lanes, false);  // the partial tile, if any
+    if (k == tiles && k * tile < items) round(k * tile + lane, lanes, false);  // the partial tile
   } else {
     round(std::uint64_t(group) * lanes + lane, threads, false);
   }
