@@ -55,42 +55,50 @@ constexpr bool whole_one_block(std::uint64_t n, std::uint64_t round) { return n 
 //! Most blocks a whole-array launch uses on a device (the size of its partial slots).
 inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned(sm_count) * whole_blocks_per_sm; }
 
-//! Whole-array grids for arg reducers split each block's round (whole_block_elements) in two once
-//! the array is longer than one round: twice the blocks, each thread folding half a round (below
-//! one round for the whole grid fold_items hands out stripes, so every thread gets its half;
-//! where the grid is capped, the split changes nothing and blocks take whole tiles). Their
-//! chunk fold and warp reduction take several times plus's instructions, and spreading them over
-//! more SMs pays at mid sizes. Evidence (H200, graph timer, probe of 2026-11-22, us per call,
-//! split 1 / 2 / 4; CUB in the same run):
-//!   argmax f32  2^14 2.91 / 2.51 / 2.51 (CUB 2.71)  2^16 2.97 / 2.84 / 2.78 (2.68)  2^20 4.69 / 4.55 / 5.12 (4.50)
-//!   argmax f64  2^14 4.12 / 3.49 / 3.66 (2.82)  2^16 4.40 / 3.78 / 4.23 (2.92)  2^18 6.22 / 4.87 / 4.97 (3.88)
-//!   argmax i32  2^14 2.81 / 2.28 / 2.27 (2.77)  2^16 2.87 / 2.55 / 2.56 (2.74)  2^20 4.81 / 4.23 / 4.71 (4.50)
-//! plus gains nothing from a split (f32 2^16 2.56 / 2.72 / 2.73, f64 2^20 5.39 / 6.12 / 6.23),
+//! Whole-array grids for arg reducers split each block's round (whole_block_elements) in two
+//! (whole_arg_split) once the array is longer than one round, while the split grid has at most
+//! whole_arg_split_blocks blocks: each thread then folds half a round (below one round for the
+//! whole grid fold_items hands out stripes), spreading the arg fold's instructions over more
+//! SMs. Past 32 blocks the collector gathers the partials with the whole block (a block
+//! reduction) instead of one warp, and the split costs more than it saves; an unsplit grid
+//! also folds whole rounds, unpredicated tiles. Evidence (H200, graph timer, probe of
+//! 2026-11-22, us per call, split 1 / split 2, the split grid's blocks in brackets):
+//!   argmax f32  2^14 2.52 / 2.48 (4)  2^16 2.61 / 2.67 (16)  2^17 2.89 / 2.78 (32)  2^18 3.19 / 3.50 (64)
+//!               2^20 4.19 / 4.38 (256)  2^21 5.31 / 5.54 (396)
+//!   argmax f64  2^16 3.01 / 2.89 (32)  2^17 3.29 / 3.67 (64)  2^18 3.76 / 3.80  2^20 5.25 / 5.42
+//!   argmax i32  2^14 2.62 / 2.55 (4)  2^17 2.95 / 2.86 (32)  2^18 3.32 / 3.74 (64)  2^21 5.44 / 5.68
+//!   argmax bf16 2^15 3.16 / 2.86 (4)  2^18 3.42 / 3.14 (32)  2^19 3.90 / 3.92 (64)  2^20 4.36 / 4.21
+//!               (128)  2^21 4.84 / 5.20 (256)
+//! (argmin f32 as argmax within 0.1 us; bf16 at 2^20 is the one size the rule loses.) Before the
+//! tiled fold (git 1cba348) the split won at every size below the grid cap (argmax f32 2^20
+//! 4.69 / 4.55). plus gains nothing from a split (f32 2^16 2.56 / 2.72, f64 2^20 5.39 / 6.12),
 //! and a one-round array stays one block: the collector's rendezvous costs more than the split
 //! saves (argmax f64 2^12: one block 2.68, split in two 3.44).
 //! Min and max over 8-byte values (f64, 64-bit integers: their warp reduction takes two
-//! instructions a rank step; measured on f64 only) split in two as well, but only while the
-//! split grid still has at most one block per SM (whole_split): H200, graph timer, probe of
-//! 2026-11-22, us per call,
-//! split 1 -> 2 (CUB in the same run): f64 maximum 2^14 2.89 -> 2.56 (2.64), 2^16 3.15 -> 2.83
-//! (2.79), 2^18 3.49 -> 3.22 (2.98), and past one block per SM 2^20 5.32 -> 5.39 (4.99), 2^22
-//! and 2^24 equal. Measured and not taken: f32 maximum (2^14 2.14 -> 2.01, 2^16 2.20 -> 2.30),
-//! f64 plus (2^14 2.83 -> 2.84, 2^16 3.08 -> 3.16); a grid cap of 2 blocks per SM instead of
-//! whole_blocks_per_sm helped only f64 plus at 2^22 (11.85 -> 11.37, CUB 10.42).
+//! instructions a rank step) split in two as well, while the split grid still has at most one
+//! block per SM: H200, graph timer, probe of 2026-11-22, us per call, split 1 / 2 (the split
+//! grid's blocks): f64 maximum 2^13 2.53 / 2.43 (4), 2^16 2.97 / 2.74 (32), 2^17 3.38 / 3.50
+//! (64), 2^18 3.75 / 3.67 (128), 2^19 4.25 / 4.20 (unsplit: 256 > 132 SMs); int64 maximum 2^16
+//! 2.75 / 2.59, 2^17 3.15 / 3.22, 2^18 3.37 / 3.44. Measured and not taken: f32 maximum (2^14
+//! 2.14 -> 2.01, 2^16 2.20 -> 2.30), f64 plus (2^14 2.83 -> 2.84, 2^16 3.08 -> 3.16); a grid cap
+//! of 2 blocks per SM instead of whole_blocks_per_sm helped only f64 plus at 2^22 (11.85 ->
+//! 11.37, CUB 10.42).
 constexpr unsigned whole_arg_split = 2;
-//! The split whole_grid takes for Reducer: whole_arg_split for arg reducers, else 1.
-template <class Reducer>
-constexpr unsigned whole_split() {
-  return detail::has_value_reducer<Reducer>::value ? whole_arg_split : 1;
-}
-//! The split for n elements, `round` elements a block's round, on sm_count SMs: whole_split(),
-//! or 2 for min and max over 8-byte values while twice the unsplit blocks fit one per SM.
+//! Most blocks a split arg grid may have: the collector's one-warp path (above).
+constexpr std::uint64_t whole_arg_split_blocks = 32;
+//! The split whole_grid takes for Reducer over n elements, `round` elements a block's round, on
+//! sm_count SMs: for arg reducers whole_arg_split while the split grid has at most
+//! whole_arg_split_blocks blocks; for min and max over 8-byte values 2 while it has at most one
+//! block per SM; otherwise 1.
 template <class Reducer>
 constexpr unsigned whole_split(std::uint64_t n, std::uint64_t round, int sm_count) {
-  if constexpr (detail::is_extreme_reducer<Reducer>::value && sizeof(typename Reducer::acc_type) == 8) {
-    return 2 * ((n + round - 1) / round) <= std::uint64_t(sm_count) ? 2 : 1;
+  const std::uint64_t blocks = (n + round - 1) / round;
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
+    return whole_arg_split * blocks <= whole_arg_split_blocks ? whole_arg_split : 1;
+  } else if constexpr (detail::is_extreme_reducer<Reducer>::value && sizeof(typename Reducer::acc_type) == 8) {
+    return 2 * blocks <= std::uint64_t(sm_count) ? 2 : 1;
   } else {
-    return whole_split<Reducer>();
+    return 1;
   }
 }
 
