@@ -241,7 +241,8 @@ __global__ void __launch_bounds__(BlockThreads)
 //! preduce-bench --shapes whole (H200, 2026-11-22, us, before -> with this kernel, CUB in the
 //! second run): 2^12 f32 plus 1.55 -> 1.42 (1.27), f32 maximum 1.48 -> 1.37 (1.34), i32 maximum
 //! 1.39 -> 1.26 (1.22), i32 minmax 1.55 -> 1.27 (2.30), f64 argmax 2.18 -> 2.06 (2.75); 2^10
-//! f32 dot 1.53 -> 1.35 (1.72). Only bf16 dot lost (2^12 1.59 -> 1.69, CUB 1.51), unexplained.
+//! f32 dot 1.53 -> 1.35 (1.72). Only bf16 dot lost (2^12 1.59 -> 1.69, CUB 1.51). That form
+//! folded its round in a loop; the fold is now unrolled (fold_items' Rounds), see there.
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_one_block_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::result_type* out) {
