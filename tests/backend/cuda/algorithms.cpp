@@ -110,12 +110,13 @@ template <class T, class Op>
 void check_collector(Op op, const char* name) {
   const preduce::queue& q = test::shared_queue();
   // Past one round, whole_grid gives a block per round, or per half round for arg reducers
-  // while that makes at most whole_arg_split_blocks (32) blocks (whole_split).
+  // while that makes at most whole_warp_collector_blocks (32) blocks (whole_split).
   constexpr bool split = preduce::detail::has_value_reducer<preduce::detail::reducer<Op, T>>::value;
   constexpr std::size_t per_block = round_elements<T>() / (split ? preduce::backend::whole_arg_split : 1);
+  constexpr std::size_t warp_blocks = preduce::backend::whole_warp_collector_blocks;
   // One round + 1 (2 blocks, 3 for arg); 32 blocks (warp 0 collects, one partial a lane); 32
   // rounds + 1 (33 blocks: the whole block collects).
-  for (const std::size_t n : {round_elements<T>() + 1, 32 * per_block, 32 * round_elements<T>() + 1}) {
+  for (const std::size_t n : {round_elements<T>() + 1, warp_blocks * per_block, warp_blocks * round_elements<T>() + 1}) {
     SUBCASE(test::size_name(n).c_str()) {
       const std::vector<T> x = test::make_data<T>(test::shape_for<Op, T>(), n, test::seed_for<T>(name, n, 5));
       const preduce::device_buffer<T> d(q, x);

@@ -138,6 +138,8 @@ __device__ __forceinline__ Acc collect_partial(unsigned b, const Acc* partials, 
 
 enum class device_shape { single_pass, two_pass_partials, atomic };
 
+static_assert(whole_warp_collector_blocks == warp_threads, "the warp collector takes one partial a lane");
+
 //! The whole-array kernel (all three shapes; the second pass of two_pass is
 //! reduce_partials_kernel below).
 //! Requires: blockDim.x == BlockThreads; head == vector_head(src, n); gridDim.x <= the slots'
@@ -186,7 +188,7 @@ __global__ void __launch_bounds__(BlockThreads)
       if (threadIdx.x == 0) publish_partial(a, blockIdx.x, partials, slots);
       return;
     }
-    if (gridDim.x <= warp_threads) {  // warp 0 alone: no barrier and one warp reduction
+    if (gridDim.x <= whole_warp_collector_blocks) {  // warp 0 alone: no barrier and one warp reduction
       if (threadIdx.x >= warp_threads) return;
       const Acc mine = shfl_from(a, 0);
       const unsigned b = threadIdx.x;
@@ -281,8 +283,9 @@ int resident_blocks_per_sm() {
 }
 
 //! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
-//! fallbacks in execution.hpp; an array of one round or less takes two_pass_partials's kernel,
-//! one block, whatever the shape); writes finalize(result) to d_out. determinism::fast with
+//! fallbacks in execution.hpp; an array of one round or less is one block whatever the shape:
+//! reduce_one_block_kernel under warp_algorithm::automatic, else two_pass_partials's kernel);
+//! writes finalize(result) to d_out. determinism::fast with
 //! algorithm::automatic takes single_pass too: it is deterministic and, with the collector, at
 //! least as fast as the atomic merge (whose last-block counter costs a second round trip).
 template <class Reducer, class Source>

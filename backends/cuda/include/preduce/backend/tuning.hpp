@@ -57,7 +57,7 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 
 //! Whole-array grids for arg reducers split each block's round (whole_block_elements) in two
 //! (whole_arg_split) once the array is longer than one round, while the split grid has at most
-//! whole_arg_split_blocks blocks: each thread then folds half a round (below one round for the
+//! whole_warp_collector_blocks (32) blocks: each thread then folds half a round (below one round for the
 //! whole grid fold_items hands out stripes), spreading the arg fold's instructions over more
 //! SMs. Past 32 blocks the collector gathers the partials with the whole block (a block
 //! reduction) instead of one warp, and the split costs more than it saves; an unsplit grid
@@ -84,17 +84,19 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 //! of 2 blocks per SM instead of whole_blocks_per_sm helped only f64 plus at 2^22 (11.85 ->
 //! 11.37, CUB 10.42).
 constexpr unsigned whole_arg_split = 2;
-//! Most blocks a split arg grid may have: the collector's one-warp path (above).
-constexpr std::uint64_t whole_arg_split_blocks = 32;
+//! Most blocks whose partials the single-pass collector gathers with one warp, one partial a
+//! lane (reduce_whole_kernel; a larger grid is gathered by the whole block): the warp width.
+//! It is also the most blocks a split arg grid may have (above).
+constexpr unsigned whole_warp_collector_blocks = 32;
 //! The split whole_grid takes for Reducer over n elements, `round` elements a block's round, on
 //! sm_count SMs: for arg reducers whole_arg_split while the split grid has at most
-//! whole_arg_split_blocks blocks; for min and max over 8-byte values 2 while it has at most one
-//! block per SM; otherwise 1.
+//! whole_warp_collector_blocks blocks; for min and max over 8-byte values 2 while it has at most
+//! one block per SM; otherwise 1.
 template <class Reducer>
 constexpr unsigned whole_split(std::uint64_t n, std::uint64_t round, int sm_count) {
   const std::uint64_t blocks = (n + round - 1) / round;
   if constexpr (detail::has_value_reducer<Reducer>::value) {
-    return whole_arg_split * blocks <= whole_arg_split_blocks ? whole_arg_split : 1;
+    return whole_arg_split * blocks <= whole_warp_collector_blocks ? whole_arg_split : 1;
   } else if constexpr (detail::is_extreme_reducer<Reducer>::value && sizeof(typename Reducer::acc_type) == 8) {
     return 2 * blocks <= std::uint64_t(sm_count) ? 2 : 1;
   } else {
