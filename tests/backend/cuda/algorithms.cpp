@@ -4,7 +4,7 @@
 // every built-in operator on a spread of types, against the host oracle; run_to_run
 // bit-identity of every algorithm over repeated calls; and the single-pass collector on the grids
 // where its shape changes (2 blocks, 3 for argmin/argmax; 32 and 33), for partials of 1 to 4
-// flagged words and one too wide for them.
+// flagged words and one too wide for them; the one-block kernel's shapes.
 #include <preduce/backend/tuning.hpp>
 
 #include "../../test_support.hpp"
@@ -95,6 +95,53 @@ TEST_CASE("cuda.algorithms.run_to_run_bits") {
       CHECK(test::same_bits(first_arg, preduce::reduce(q, d.data(), n, preduce::argmax{}, v.opt)));
     }
   }
+}
+
+namespace {
+
+//! Elements one stripe round of reduce_one_block_kernel folds over T: every thread's
+//! vectors_in_flight 16-byte loads, of which a dot's element vector takes two.
+template <class T>
+constexpr std::size_t stripe_round_elements(bool dot) {
+  using namespace preduce::backend;
+  return std::size_t(whole_block_threads) * std::size_t(vectors_in_flight / (dot ? 2 : 1)) * (16 / sizeof(T));
+}
+
+//! The one-block kernel's shapes under `automatic` (one stripe round or two, with or without the
+//! scalar head and tail) against the host oracle and against two_pass with plain shuffles, which
+//! folds the same elements in the same order through reduce_whole_kernel's one-block path.
+template <class T>
+void check_one_block_shapes(const char* name) {
+  const preduce::queue& q = test::shared_queue();
+  constexpr std::size_t w = 16 / sizeof(T), plus_round = stripe_round_elements<T>(false), dot_round = stripe_round_elements<T>(true);
+  const preduce::options other{preduce::determinism::run_to_run, preduce::algorithm::two_pass, preduce::warp_algorithm::shuffle};
+  // Whole vectors at offset 0 take the kernel without head and tail; offset 1 or a partial
+  // vector take it with them; past one stripe round a dot takes two rounds.
+  for (const std::size_t n : {3 * w, plus_round / 2, plus_round - 1, plus_round, dot_round - w, dot_round + w, dot_round + 1}) {
+    for (const std::size_t offset : {std::size_t(0), std::size_t(1)}) {
+      CAPTURE(n);
+      CAPTURE(offset);
+      const auto x = test::make_data<T>(test::data::small_integers, n + 1, test::seed_for<T>(name, n, 7 + offset));
+      const auto y = test::make_data<T>(test::data::small_integers, n + 1, test::seed_for<T>(name, n, 9 + offset));
+      const preduce::device_buffer<T> dx(q, x), dy(q, y);
+      const T* px = dx.data() + offset;
+      const auto sum = preduce::reduce(q, px, n, preduce::plus<>{});
+      test::check_result(sum, test::expected(preduce::plus<>{}, x.data() + offset, n));
+      CHECK(test::same_bits(sum, preduce::reduce(q, px, n, preduce::plus<>{}, other)));
+      const preduce::dot<T> dot{dy.data() + offset};
+      const auto product = preduce::reduce(q, px, n, dot);
+      test::check_result(product, test::expected(preduce::dot<T>{nullptr}, x.data() + offset, y.data() + offset, n));
+      CHECK(test::same_bits(product, preduce::reduce(q, px, n, dot, other)));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda.algorithms.one_block_shapes") {
+  SUBCASE("float") { check_one_block_shapes<float>("one block f32"); }
+  SUBCASE("bfloat16") { check_one_block_shapes<preduce::bfloat16>("one block bf16"); }
+  SUBCASE("int32") { check_one_block_shapes<std::int32_t>("one block i32"); }
 }
 
 namespace {

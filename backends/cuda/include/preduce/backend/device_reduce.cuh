@@ -233,7 +233,11 @@ __global__ void __launch_bounds__(BlockThreads)
 //! The whole-array reduction of an array of at most one round (whole_one_block) by one block
 //! under warp_algorithm::automatic: the fold of that one round and the block reduction, nothing
 //! else, so the kernel's code stays small. Requires: blockDim.x == BlockThreads, one block,
-//! n <= whole_block_elements(elements_per_vector<Source>()), head == vector_head(src, n).
+//! n <= whole_block_elements(elements_per_vector<Source>()), head == vector_head(src, n), and
+//! fold_share's conditions for Rounds and WholeVectors: reduce_whole takes Rounds = 1 when n is
+//! one stripe round of the block (always, except for dot, whose element vectors take two loads
+//! and so two rounds to fill the block's four loads a thread) and WholeVectors when, besides, the
+//! array is 16-byte aligned and a whole number of vectors.
 //! Writes finalize(result) to *out; the same bits as reduce_whole_kernel with one block.
 //! Evidence: H200, graph timer, probe of 2026-11-22, us per call at 2^12 (CUB in the same run
 //! 1.28, 1.21, 1.34, 1.22): reduce_whole_kernel's one-block path, f32 plus / i32 plus / f32
@@ -245,12 +249,19 @@ __global__ void __launch_bounds__(BlockThreads)
 //! 1.39 -> 1.26 (1.22), i32 minmax 1.55 -> 1.27 (2.30), f64 argmax 2.18 -> 2.06 (2.75); 2^10
 //! f32 dot 1.53 -> 1.35 (1.72). Only bf16 dot lost (2^12 1.59 -> 1.69, CUB 1.51). That form
 //! folded its round in a loop; the fold is now unrolled (fold_items' Rounds), see there.
-template <int BlockThreads, class Reducer, class Source>
+//! Leaving out code pays here too (H200, graph timer, probes of 2026-11-23, us per call, main
+//! -> without the scalar head and tail for aligned whole vectors): f32 dot 2^12 1.46 -> 1.34,
+//! bf16 dot 2^12 1.76 -> 1.73, bf16 plus 2^12 1.37 -> 1.33, f64 argmax 2^10 1.84 -> 1.76 (CUB
+//! 1.74), f32 plus 2^12 1.27 -> 1.27 (CUB 1.24); with a dot of one round folded in one round,
+//! not two: bf16 dot 2^12 1.78 -> 1.55, f32 dot 1.47 -> 1.33 (preduce-bench's CUB: 1.51, 1.40).
+//! Two rounds without the head and tail were slower (bf16 dot 2^14 2.09 -> 2.24), so only
+//! one-round kernels leave them out.
+template <int BlockThreads, int Rounds, bool WholeVectors, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_one_block_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::result_type* out) {
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
-  Acc a = fold_share<vectors_in_flight, true>(red, src, n, head, 0, 1, threadIdx.x, BlockThreads, red.identity());
+  Acc a = fold_share<vectors_in_flight, Rounds, WholeVectors>(red, src, n, head, 0, 1, threadIdx.x, BlockThreads, red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::automatic);
   if (threadIdx.x == 0) store_result(out, red.finalize(a));
 }
@@ -326,7 +337,14 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     using View = std::decay_t<decltype(source)>;
     const bool one_block = whole_one_block(n, whole_block_elements(elements_per_vector<View>()));
     if (one_block && o.warp == warp_algorithm::automatic) {
-      reduce_one_block_kernel<B><<<1, B, 0, s.stream>>>(red, source, n, vector_head(source, n), d_out);
+      constexpr bool vectorized = chunk_loader<View>::vectorized;
+      constexpr std::uint64_t per_round = B * round_elements_per_thread<vectors_in_flight, View>();
+      constexpr int most_rounds = int((whole_block_elements(elements_per_vector<View>()) + per_round - 1) / per_round);
+      const std::uint64_t head = vector_head(source, n);
+      const bool whole_vectors = vectorized && head == 0 && n % elements_per_vector<View>() == 0;
+      if (n > per_round) reduce_one_block_kernel<B, most_rounds, false><<<1, B, 0, s.stream>>>(red, source, n, head, d_out);
+      else if (whole_vectors) reduce_one_block_kernel<B, 1, vectorized><<<1, B, 0, s.stream>>>(red, source, n, head, d_out);
+      else reduce_one_block_kernel<B, 1, false><<<1, B, 0, s.stream>>>(red, source, n, head, d_out);
       check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
       return;
     }

@@ -246,17 +246,28 @@ __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned g
   return a;
 }
 
+//! Elements a thread folds in one stripe round of fold_share<Unroll> over Source: Unroll 16-byte
+//! loads, Unroll / loads_per_vector element vectors (at least one), or Unroll elements on the
+//! scalar path.
+template <int Unroll, class Source>
+__host__ __device__ constexpr std::uint64_t round_elements_per_thread() {
+  using L = chunk_loader<Source>;
+  if constexpr (L::vectorized) return std::uint64_t(Unroll / L::loads_per_vector > 0 ? Unroll / L::loads_per_vector : 1) * L::width;
+  else return Unroll;
+}
+
 //! Folds into `a` the share of src[0..n) owned by lane `lane` of group `group` (`groups` groups
 //! of `lanes` lanes; thread g = group * lanes + lane of threads = groups * lanes), in this order:
 //! head element g (if g < head); its body vectors (fold_items over the 16-byte vectors, Unroll
 //! loads in flight: Unroll / loads_per_vector element vectors, so Unroll * 16 bytes per thread);
 //! tail element head + vectors*width + g (if below n). Sources without vector loads go through
 //! fold_items element by element. Requires: head == vector_head(src, n) and, when the loader is
-//! vectorized, loader::usable(src). OneRound: n <= groups * lanes * Unroll * (16-byte loads'
-//! elements) (whole_block_elements for one block), folded without a loop (fold_items' Rounds:
-//! as many stripe rounds as one element vector takes 16-byte loads). The order is fixed for (n,
-//! head, groups, lanes), which makes results run_to_run deterministic.
-template <int Unroll, bool OneRound = false, class Reducer, class Source>
+//! vectorized, loader::usable(src). Rounds > 0: n <= Rounds * groups * lanes *
+//! round_elements_per_thread<Unroll, Source>(), folded in exactly Rounds stripe rounds with no
+//! loop (fold_items' Rounds). WholeVectors: the loader is vectorized, head == 0 and n is a whole
+//! number of vectors, so the code for a scalar head and tail is left out. The order is fixed for
+//! (n, head, groups, lanes), which makes results run_to_run deterministic.
+template <int Unroll, int Rounds = 0, bool WholeVectors = false, class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& red, const Source& src, std::uint64_t n,
                                                                  std::uint64_t head, unsigned group, unsigned groups, unsigned lane,
                                                                  unsigned lanes, typename Reducer::acc_type a) {
@@ -265,19 +276,22 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
   const std::uint64_t g = std::uint64_t(group) * lanes + lane;
   if constexpr (L::vectorized) {
     // Unroll counts 16-byte loads; a source of two arrays issues two per element vector.
-    constexpr int U = Unroll / L::loads_per_vector > 0 ? Unroll / L::loads_per_vector : 1;
     constexpr int W = L::width;
+    constexpr int U = int(round_elements_per_thread<Unroll, Source>() / W);
     using Item = typename L::element[W];
+    if constexpr (WholeVectors) head = 0;
     if (g < head) a = device_combine(red, a, red.lift(src[g], g));
     const std::uint64_t vectors = (n - head) / W;
-    a = fold_items<U, Item, OneRound ? L::loads_per_vector : 0>(
+    a = fold_items<U, Item, Rounds>(
         a, vectors, group, groups, lane, lanes, [&](std::uint64_t v, Item& e) { L::load(src, head + v * W, e); },
         [&](Acc acc, const Item& e, std::uint64_t v) { return fold_chunk(red, acc, e, head + v * W); });
-    const std::uint64_t t = head + vectors * W + g;
-    if (t < n) a = device_combine(red, a, red.lift(src[t], t));
+    if (!WholeVectors) {
+      const std::uint64_t t = head + vectors * W + g;
+      if (t < n) a = device_combine(red, a, red.lift(src[t], t));
+    }
   } else {
     using Item = typename Source::value_type;
-    a = fold_items<Unroll, Item, OneRound ? 1 : 0>(
+    a = fold_items<Unroll, Item, Rounds>(
         a, n, group, groups, lane, lanes, [&](std::uint64_t i, Item& e) { e = src[i]; },
         [&](Acc acc, const Item& e, std::uint64_t i) { return device_combine(red, acc, red.lift(e, i)); });
   }
