@@ -86,7 +86,12 @@ inline unsigned whole_grid_cap(int sm_count, int /*cc_major*/) { return unsigned
 constexpr unsigned whole_arg_split = 2;
 //! Most blocks whose partials the single-pass collector gathers with one warp, one partial a
 //! lane (reduce_whole_kernel; a larger grid is gathered by the whole block): the warp width.
-//! It is also the most blocks a split arg grid may have (above).
+//! It is also the most blocks a split arg grid may have (above). Measured and not taken: warp 0
+//! collecting two partials a lane up to 64 blocks (H200, graph timer, probe of 2026-11-23, us
+//! per call, the whole block collecting -> two a lane): f64 argmax 2^18 3.75 -> 3.87, f64 plus
+//! 2^18 3.17 -> 3.38, f32 plus 2^19 3.35 -> 3.60; grids of 32 blocks or fewer, whose path did
+//! not change, slowed too (f64 argmax 2^17 3.18 -> 3.34): the loop's code costs more than the
+//! block's barriers.
 constexpr unsigned whole_warp_collector_blocks = 32;
 //! The split whole_grid takes for Reducer over n elements, `round` elements a block's round, on
 //! sm_count SMs: for arg reducers whole_arg_split while the split grid has at most
