@@ -42,6 +42,16 @@ constexpr int vectors_in_flight = 4;
 //! 2^14 3.79 -> 3.62, 2^20 5.69 -> 5.31, 2^24 23.31 -> 19.61, 2^28 248.2 -> 241.1; f64 2^20
 //! 6.08 -> 5.44, 2^24 43.7 -> 34.2, 2^28 489.0 -> 475.9; bf16 argmin 2^24 13.17 -> 11.90, 2^28
 //! 133.7 -> 131.2.
+//! At 3 blocks per SM one wave's round is 396 x 8192 elements for f32, short of 2^22, so the arg
+//! kernels fold a second, partial round there (argmax f32 2^22 0.94x CUB). Measured, not yet
+//! taken: 8 vectors in flight at 2 blocks per SM (__launch_bounds__(512, 2): 63 registers, no
+//! spill; H200, graph timer, probe of 2026-11-23, us per call, this shape -> 8 vectors): argmax
+//! f32 2^20 4.17 -> 4.38, 3e6 6.47 -> 7.15, 2^22 7.70 -> 7.27, 2^23 11.53 -> 11.04, 2^24 18.68 ->
+//! 18.25, 2^26 61.61 -> 61.97, 2^28 233.5 -> 234.2; argmin i32 2^22 7.46 -> 7.02, 2^23 10.99 ->
+//! 10.76; argmax f64 within 1% from 2^20 to 2^27. Taking it from one 3-block wave's round up to
+//! 2^24 needs a second whole-array kernel per arg reducer; 6 vectors was no better (2^22 8.04 ->
+//! 8.04, 2^21 5.57 -> 6.25). Balancing the last partial round over all blocks (each a contiguous
+//! chunk of it) instead was slower: argmax f32 2^22 8.10 -> 8.45, 1e6 4.58 -> 4.95.
 
 //! Elements one block of the whole-array kernel takes per round (whole_grid's `round`): every
 //! thread's vectors_in_flight vectors of `elements_per_vector` elements.
