@@ -99,21 +99,15 @@ TEST_CASE("cuda.algorithms.run_to_run_bits") {
 
 namespace {
 
-//! Elements one stripe round of reduce_one_block_kernel folds over T: every thread's
-//! vectors_in_flight 16-byte loads, of which a dot's element vector takes two.
-template <class T>
-constexpr std::size_t stripe_round_elements(bool dot) {
-  using namespace preduce::backend;
-  return std::size_t(whole_block_threads) * std::size_t(vectors_in_flight / (dot ? 2 : 1)) * (16 / sizeof(T));
-}
-
 //! The one-block kernel's shapes under `automatic` (one stripe round or two, with or without the
 //! scalar head and tail) against the host oracle and against two_pass with plain shuffles, which
 //! folds the same elements in the same order through reduce_whole_kernel's one-block path.
 template <class T>
 void check_one_block_shapes(const char* name) {
   const preduce::queue& q = test::shared_queue();
-  constexpr std::size_t w = 16 / sizeof(T), plus_round = stripe_round_elements<T>(false), dot_round = stripe_round_elements<T>(true);
+  // Stripe rounds of the one-block kernel (a dot's element vector takes two 16-byte loads).
+  constexpr std::size_t w = 16 / sizeof(T), plus_round = preduce::backend::whole_stripe_elements(w, 1),
+                        dot_round = preduce::backend::whole_stripe_elements(w, 2);
   const preduce::options other{preduce::determinism::run_to_run, preduce::algorithm::two_pass, preduce::warp_algorithm::shuffle};
   // Whole vectors at offset 0 take the kernel without head and tail; offset 1 or a partial
   // vector take it with them; past one stripe round a dot takes two rounds.

@@ -338,7 +338,7 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     const bool one_block = whole_one_block(n, whole_block_elements(elements_per_vector<View>()));
     if (one_block && o.warp == warp_algorithm::automatic) {
       constexpr bool vectorized = chunk_loader<View>::vectorized;
-      constexpr std::uint64_t per_round = B * round_elements_per_thread<vectors_in_flight, View>();
+      constexpr std::uint64_t per_round = whole_stripe_elements(elements_per_vector<View>(), loads_per_vector<View>());
       constexpr int most_rounds = int((whole_block_elements(elements_per_vector<View>()) + per_round - 1) / per_round);
       const std::uint64_t head = vector_head(source, n);
       const bool whole_vectors = vectorized && head == 0 && n % elements_per_vector<View>() == 0;

@@ -11,6 +11,7 @@
 #include <preduce/detail/source.hpp>
 
 #include "device_combine.cuh"
+#include "tuning.hpp"
 
 namespace preduce {
 namespace backend {
@@ -246,14 +247,13 @@ __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned g
   return a;
 }
 
-//! Elements a thread folds in one stripe round of fold_share<Unroll> over Source: Unroll 16-byte
-//! loads, Unroll / loads_per_vector element vectors (at least one), or Unroll elements on the
-//! scalar path.
-template <int Unroll, class Source>
-__host__ __device__ constexpr std::uint64_t round_elements_per_thread() {
+//! 16-byte loads per element vector of a fold over Source: the loader's (two for a dot), or 1 on
+//! the scalar path (whose "vector" is one element, elements_per_vector() == 1).
+template <class Source>
+constexpr int loads_per_vector() {
   using L = chunk_loader<Source>;
-  if constexpr (L::vectorized) return std::uint64_t(Unroll / L::loads_per_vector > 0 ? Unroll / L::loads_per_vector : 1) * L::width;
-  else return Unroll;
+  if constexpr (L::vectorized) return L::loads_per_vector;
+  else return 1;
 }
 
 //! Folds into `a` the share of src[0..n) owned by lane `lane` of group `group` (`groups` groups
@@ -262,9 +262,9 @@ __host__ __device__ constexpr std::uint64_t round_elements_per_thread() {
 //! loads in flight: Unroll / loads_per_vector element vectors, so Unroll * 16 bytes per thread);
 //! tail element head + vectors*width + g (if below n). Sources without vector loads go through
 //! fold_items element by element. Requires: head == vector_head(src, n) and, when the loader is
-//! vectorized, loader::usable(src). Rounds > 0: n <= Rounds * groups * lanes *
-//! round_elements_per_thread<Unroll, Source>(), folded in exactly Rounds stripe rounds with no
-//! loop (fold_items' Rounds). WholeVectors: the loader is vectorized, head == 0 and n is a whole
+//! vectorized, loader::usable(src). Rounds > 0: n <= Rounds * groups * lanes * (elements of
+//! vectors_per_round(Unroll, loads_per_vector) element vectors), folded in exactly Rounds stripe
+//! rounds with no loop (fold_items' Rounds). WholeVectors: the loader is vectorized, head == 0 and n is a whole
 //! number of vectors, so the code for a scalar head and tail is left out. The order is fixed for
 //! (n, head, groups, lanes), which makes results run_to_run deterministic.
 template <int Unroll, int Rounds = 0, bool WholeVectors = false, class Reducer, class Source>
@@ -277,7 +277,7 @@ __device__ __forceinline__ typename Reducer::acc_type fold_share(const Reducer& 
   if constexpr (L::vectorized) {
     // Unroll counts 16-byte loads; a source of two arrays issues two per element vector.
     constexpr int W = L::width;
-    constexpr int U = int(round_elements_per_thread<Unroll, Source>() / W);
+    constexpr int U = vectors_per_round(Unroll, L::loads_per_vector);
     using Item = typename L::element[W];
     if constexpr (WholeVectors) head = 0;
     if (g < head) a = device_combine(red, a, red.lift(src[g], g));

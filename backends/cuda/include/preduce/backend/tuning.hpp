@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include <preduce/config.hpp>
 #include <preduce/detail/reducer.hpp>
 
 namespace preduce {
@@ -57,6 +58,20 @@ constexpr int vectors_in_flight = 4;
 //! thread's vectors_in_flight vectors of `elements_per_vector` elements.
 constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector) {
   return std::uint64_t(whole_block_threads) * vectors_in_flight * elements_per_vector;
+}
+
+//! Element vectors a thread reads in one stripe round of `loads` 16-byte loads when each element
+//! vector takes loads_per_vector of them (a dot's: one of x, one of y): at least one.
+PREDUCE_HD constexpr int vectors_per_round(int loads, int loads_per_vector) {
+  return loads / loads_per_vector > 0 ? loads / loads_per_vector : 1;
+}
+
+//! Elements one block of the whole-array kernel folds in one stripe round (the one-block
+//! kernel's Rounds count these): every thread's vectors_in_flight loads, read as
+//! vectors_per_round element vectors of `elements_per_vector` elements. A whole round
+//! (whole_block_elements) is one stripe round, or two for a dot.
+constexpr std::uint64_t whole_stripe_elements(std::uint64_t elements_per_vector, int loads_per_vector) {
+  return std::uint64_t(whole_block_threads) * std::uint64_t(vectors_per_round(vectors_in_flight, loads_per_vector)) * elements_per_vector;
 }
 
 //! Whether n elements are one block of the whole-array kernel: no more than one round.
