@@ -2,8 +2,9 @@
 // preduce tests: reduce_segments for every operator family on a sample of element types, with
 // int32, int64, uint32 and uint64 offsets, empty segments, boundary lengths, offsets that do not
 // start at 0 or end at n, one huge segment among thousands of tiny ones (it is cut among many
-// warps or parts and recombined), long segments among short ones, and outputs written every 1
-// or 2 slots (nothing else may be written); and run_to_run determinism of the cut segments.
+// warps or parts and recombined), long segments among short ones, runs of equal lengths, and
+// outputs written every 1 or 2 slots (nothing else may be written); and run_to_run determinism
+// of the cut segments.
 #include "test_support.hpp"
 
 namespace {
@@ -50,6 +51,20 @@ std::vector<segment_layout> layouts() {
   for (auto& len : lengths) len = r.below(10) == 0 ? 65 + r.below(536) : r.below(65);
   const auto medium = offsets_of(0, lengths);
   v.push_back({"short_and_medium", medium.back(), medium});
+  // Runs of equal lengths (16, 32, 64), starting 3 elements in: many segments of a round start
+  // at the same offset modulo 32 elements (the CUDA backend skews its shared-memory copy then).
+  lengths.assign(1000, 16);
+  lengths.insert(lengths.end(), 3000, 32);
+  lengths.insert(lengths.end(), 2000, 64);
+  const auto equal = offsets_of(3, lengths);
+  v.push_back({"equal_lengths", equal.back() + 1, equal});
+  // Lengths of 600..1600 among short ones: rounds of one to a few segments (the CUDA backend's
+  // groups of 2..32 lanes a segment) and segments just under and over its shared-memory copy
+  // (712..1436 elements, by type and operator).
+  lengths.clear();
+  for (int i = 0; i < 400; ++i) lengths.push_back(r.below(3) == 0 ? r.below(65) : 600 + r.below(1001));
+  const auto near_stage = offsets_of(0, lengths);
+  v.push_back({"long_among_short", near_stage.back(), near_stage});
   // Segments of 0..3 elements with runs of 40..200 empty ones: more segment ends in a stretch of
   // input than a warp holds lanes.
   lengths.clear();

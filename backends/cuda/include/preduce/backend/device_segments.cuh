@@ -7,8 +7,10 @@
 // the items [w * D, (w + 1) * D), D = ceil(items / warps): every warp does the same work whatever
 // the lengths, so one 2^26-element segment among millions of tiny ones is spread over many
 // warps instead of serialising on one. Inside its range a warp reduces the segments that start
-// and end there (groups of 1..32 lanes per short segment, the whole warp with 16-byte loads per
-// long one); a segment cut by warp boundaries gets one partial per warp, and the last of those
+// and end there: it copies the elements of up to 32 of them at a time into shared memory with
+// 16-byte asynchronous copies and a lane folds each short one from there (the whole warp a
+// longer one), while a segment longer than that copy is folded by the whole warp from global
+// memory with 16-byte loads; a segment cut by warp boundaries gets one partial per warp, and the last of those
 // warps to finish (an acq_rel counter) combines them in warp order. The cuts depend only on the
 // offsets and the grid, so results are run_to_run deterministic; arg indices count from the
 // segment's start.
@@ -27,6 +29,7 @@
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
 #include "store_result.cuh"
+#include "shared_stage.cuh"
 #include "subwarp_reduce.cuh"
 #include "tuning_batched.hpp"
 #include "warp_slice.cuh"
@@ -71,37 +74,88 @@ __device__ inline std::uint64_t first_end_at_or_after(const offset_reader& off, 
   return lo;
 }
 
+//! Folds elements k0 .. k0 + n - 1 of a staged range (at: stage_range's) into `a`, in index
+//! order, element k0 + i lifted with index i; `a` holds nothing on entry. Reads the skewed copy
+//! a contiguous run at a time, so an element costs a shared-memory load and the fold.
+template <class Reducer, class Source, class T, int Skew, int Arrays>
+__device__ __forceinline__ typename Reducer::acc_type fold_staged_run(const Reducer& red, const Source& src,
+                                                                      const staged_array<T, Skew> (&at)[Arrays], unsigned k0,
+                                                                      unsigned n) {
+  auto a = red.identity();
+  for (unsigned i = 0; i < n;) {
+    const T* p[Arrays];
+    unsigned run = n - i;
+#pragma unroll
+    for (int r = 0; r < Arrays; ++r) {
+      p[r] = at[r].at(k0 + i);
+      const unsigned m = at[r].run(k0 + i);
+      run = m < run ? m : run;
+    }
+    unsigned u = 0;
+    if (i == 0) a = fold_element(red, a, stage_traits<Source>::read(src, p, u++), 0);
+#pragma unroll 4
+    for (; u < run; ++u) a = fold_after_first(red, a, stage_traits<Source>::read(src, p, u), i + u);
+    i += run;
+  }
+  return a;
+}
+
+//! Folds elements k0 + j, k0 + j + stride, ... (below k0 + n) of a staged range into `a`, the
+//! first lifted with index j: one lane's share of a segment several lanes fold.
+template <class Reducer, class Source, class T, int Skew, int Arrays>
+__device__ __forceinline__ typename Reducer::acc_type fold_staged_strided(const Reducer& red, const Source& src,
+                                                                          const staged_array<T, Skew> (&at)[Arrays], unsigned k0,
+                                                                          unsigned n, unsigned j, unsigned stride) {
+  auto a = red.identity();
+  for (unsigned i = j; i < n; i += stride) {
+    const T* p[Arrays];
+#pragma unroll
+    for (int r = 0; r < Arrays; ++r) p[r] = at[r].at(k0 + i);
+    const auto x = stage_traits<Source>::read(src, p, 0);
+    a = i == j ? fold_element(red, a, x, i) : fold_after_first(red, a, x, i);
+  }
+  return a;
+}
+
 //! Requires: blockDim.x == BlockThreads; segments >= 1; check_offsets_kernel enqueued before it
 //! on the same stream; counters[0 .. warps) zero on entry (zero again on exit); pieces holds
-//! 2 * warps accumulators; lanes = 2^lanes_log2 <= 32; a vectorized Source usable (else a
-//! scalar_view).
+//! 2 * warps accumulators; a vectorized Source usable (else a scalar_view).
 //! Work (warps = gridDim.x * BlockThreads / 32, items = offsets[segments] - offsets[0] +
 //! segments, D = ceil(items / warps)): warp w takes items [w D, min(items, (w + 1) D)), found by
-//! first_end_at_or_after. Complete segments (start and end item in the range) go in rounds to
-//! groups of `lanes` consecutive lanes, one segment per group, segment_loads_in_flight elements
-//! per lane loaded before any is folded; those longer than lanes * segment_loads_in_flight *
-//! segment_group_steps are then reduced by the whole warp (warp_fold). The segment cut at the
+//! first_end_at_or_after. Complete segments (start and end item in the range) go in rounds: a
+//! round takes the next k <= 32 of them whose elements fit the warp's stage
+//! (stage_elements<Source, segment_stage_bytes, segment_stage_skew>()), copies those elements
+//! into shared memory (stage_range: 16-byte cp.async, skewed when segment_skew_starts of the
+//! round's segments start in one bank; the next round's offsets load meanwhile), and then
+//! groups of 32 / 2^ceil(log2 k) lanes fold one segment each from there (a lane alone: in
+//! index order, a run of the copy at a time; a group: lane j taking elements j, j + lanes, ...,
+//! then group_reduce) when it has at most lanes * segment_lane_elements elements; the round's
+//! longer ones are folded there by the whole warp, one after another. A segment too long for
+//! the stage is folded from global memory by the whole warp (warp_fold). The segment cut at the
 //! range's start (carry-in) and the one cut at its end (carry-out) are folded by the whole warp
 //! into pieces[2w] and pieces[2w + 1]; the segment's first warp wa counts arrivals in
 //! counters[wa], and the last to arrive folds pieces[2wa + 1], pieces[2(wa + 1)], ...,
-//! pieces[2wb] (wb: the warp holding its end item), lane i taking pieces i, i + 32, ... before
-//! a warp_reduce, and resets the counter.
+//! pieces[2wb] (wb: the warp holding its end item), lane i taking pieces i, i + 32, ... before a
+//! warp_reduce, and resets the counter. Reads no element outside [offsets[0], offsets[segments]).
 //! Writes: nothing if the offset check failed; otherwise out[s * out_stride] = finalize(segment
 //! s), elements lifted with their position in the segment (empty segments: the identity).
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
-    reduce_segments_kernel(Reducer red, Source src, offset_reader off, std::uint64_t segments, unsigned lanes_log2,
-                           typename Reducer::acc_type* pieces, unsigned* counters, typename Reducer::result_type* out,
-                           std::uint64_t out_stride, const device_status* status, warp_algorithm w) {
+    reduce_segments_kernel(Reducer red, Source src, offset_reader off, std::uint64_t segments, typename Reducer::acc_type* pieces,
+                           unsigned* counters, typename Reducer::result_type* out, std::uint64_t out_stride,
+                           const device_status* status, warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
-  using E = typename Source::value_type;
-  constexpr int U = segment_loads_in_flight;
+  using T = typename stage_traits<Source>::raw;
+  constexpr int arrays = stage_traits<Source>::arrays;
+  constexpr std::uint64_t stage_capacity = stage_elements<Source, segment_stage_bytes, segment_stage_skew>();
+  __shared__ alignas(vector_bytes) unsigned char stages[BlockThreads / warp_threads][segment_stage_bytes];
   if (status->code != 0) return;
   const unsigned lane = threadIdx.x % warp_threads;
+  unsigned char* const stage = stages[threadIdx.x / warp_threads];
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
-  const std::uint64_t base = off(0);
-  const std::uint64_t items = off(segments) - base + segments;
+  const std::uint64_t base = off(0), span_end = off(segments);
+  const std::uint64_t items = span_end - base + segments;
   const std::uint64_t D = (items + warps - 1) / warps;
   const std::uint64_t d0 = warp * D;
   if (d0 >= items) return;  // warp-uniform
@@ -111,26 +165,20 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
   const std::uint64_t s1 = d1 == items ? segments : first_end_at_or_after(off, base, d1, s0, segments - s0 < D ? segments : s0 + D);
   const std::uint64_t e0 = base + d0 - s0, e1 = base + d1 - s1;  // the range's first and end element
   const bool carry_in = e0 > off(s0);                             // s0 started in an earlier warp
-
-  const unsigned lanes = 1u << lanes_log2, groups = warp_threads >> lanes_log2;
-  const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
-  const std::uint64_t group_max = std::uint64_t(lanes) * U * segment_group_steps;
   const std::uint64_t c_begin = s0 + (carry_in ? 1 : 0), c_end = s1;  // complete segments
   const std::uint64_t b1 = s1 < segments ? off(s1) : 0;
   // s1 is cut at the range's end when its first element is here (its end item is not).
   const bool carry_out = s1 < segments && b1 < e1 && !(s1 == s0 && carry_in);
 
-  // The warp's work, in order: the carry-in piece, rounds of complete segments (one per group;
-  // a round may leave long ones to the whole warp), the carry-out piece. Every whole-warp fold
-  // goes through the one warp_fold below, which keeps the kernel small.
+  // The warp's work, in order: the carry-in piece, the rounds of complete segments, the
+  // carry-out piece. Every fold from global memory goes through the one warp_fold below, which
+  // keeps the kernel small.
   bool carry_in_due = carry_in, carry_out_due = carry_out;
-  std::uint64_t round = c_begin;    // first segment of the next round
-  unsigned long_ones = 0;           // group leaders of the last round holding a long segment
-  std::uint64_t s = 0, b = 0, len = 0;  // this lane's group segment in the last round
-  std::uint64_t next_b = 0, next_e = 0;  // its next one, loaded a round ahead
-  if (c_begin + g < c_end) {
-    next_b = off(c_begin + g);
-    next_e = off(c_begin + g + 1);
+  std::uint64_t c = c_begin;             // first segment of the next round
+  std::uint64_t next_b = 0, next_e = 0;  // segment c + lane's offsets, loaded a round ahead
+  if (c + lane < c_end) {
+    next_b = off(c + lane);
+    next_e = off(c + lane + 1);
   }
   for (;;) {  // warp-uniform
     std::uint64_t ts, first, last, slot = 0;
@@ -139,48 +187,60 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
       carry_in_due = false;
       const std::uint64_t end = off(s0 + 1);
       ts = s0, first = e0, last = end < e1 ? end : e1, slot = 2 * warp;
-    } else if (long_ones != 0) {
-      const int leader = __ffs(int(long_ones)) - 1;
-      long_ones &= long_ones - 1;
-      ts = __shfl_sync(full_warp_mask, s, leader);
-      first = __shfl_sync(full_warp_mask, b, leader);
-      last = first + __shfl_sync(full_warp_mask, len, leader);
-      cut = false;
-    } else if (round < c_end) {
-      s = round + g;
-      const bool has = s < c_end;
-      b = next_b;
-      len = next_e - next_b;
-      if (s + groups < c_end) {
-        next_b = off(s + groups);
-        next_e = off(s + groups + 1);
-      }
-      round += groups;
-      const bool small = len <= group_max;
-      Acc a = red.identity();
-      if (has && small) {
-        const unsigned n = unsigned(len);  // <= group_max: positions fit 32 bits
-        for (unsigned i0 = 0; i0 < n; i0 += lanes * U) {
-          E v[U];
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const unsigned i = i0 + u * lanes + j;
-            if (i < n) v[u] = src[b + i];
-          }
-          // After a lane's first element, an arg fold skips the identity test (fold_after_first):
-          // H200, heavy-tailed f32 segments at 2^28, launches timed alone (probe of 2026-11-22),
-          // argmax 769.5 -> 687.8 us, plus unchanged (533.7 -> 532.3).
-#pragma unroll
-          for (int u = 0; u < U; ++u) {
-            const unsigned i = i0 + u * lanes + j;
-            if (i < n) a = u == 0 && i0 == 0 ? fold_element(red, a, v[u], i) : fold_after_first(red, a, v[u], i);
-          }
+    } else if (c < c_end) {
+      const std::uint64_t b = next_b, len = next_e - next_b;
+      const std::uint64_t round_first = __shfl_sync(full_warp_mask, b, 0);
+      // Ends grow with the lane, so the segments that fit the stage are a prefix of the round.
+      const unsigned k = __popc(__ballot_sync(full_warp_mask, c + lane < c_end && next_e - round_first <= stage_capacity));
+      if (k == 0) {  // segment c alone is longer than the stage: the whole warp reads it below
+        ts = c, first = round_first, last = __shfl_sync(full_warp_mask, next_e, 0), cut = false;
+        c += 1;
+        if (c + lane < c_end) {
+          next_b = off(c + lane);
+          next_e = off(c + lane + 1);
         }
+      } else {
+        // Lanes a segment: 32 / 2^ceil(log2 k), so the round's segments spread over the warp
+        // (one lane each from 17 segments up, the whole warp for one).
+        const unsigned lanes = warp_threads >> (32 - __clz(int(k - 1))), g = lane / lanes, j = lane % lanes;
+        const unsigned from = g < k ? g : 0;  // the lane holding group g's offsets
+        const std::uint64_t g_len = __shfl_sync(full_warp_mask, len, from);
+        const unsigned g0 = unsigned(__shfl_sync(full_warp_mask, b, from) - round_first);  // its place in the stage
+        const bool grouped = g < k && g_len <= lanes * segment_lane_elements;
+        // Skew the copy when segments start in the same bank: the most group starts that share
+        // one (the first element's 4-byte word mod 32) is at least segment_skew_starts.
+        const unsigned first_byte = unsigned(reinterpret_cast<std::uintptr_t>(stage_traits<Source>::array(src, 0) + round_first) % vector_bytes);
+        const unsigned bank = grouped && j == 0 ? (first_byte + g0 * unsigned(sizeof(T))) / 4 % 32 : warp_threads + lane;
+        const bool skewed = warp_extreme_word<true>(unsigned(__popc(__match_any_sync(full_warp_mask, bank)))) >= segment_skew_starts;
+        staged_array<T, segment_stage_skew> at[arrays];
+        stage_range<segment_stage_bytes, segment_stage_skew>(src, round_first, __shfl_sync(full_warp_mask, next_e, k - 1), base, span_end,
+                                                             skewed, stage, at);
+        c += k;
+        if (c + lane < c_end) {  // the next round's offsets, in flight with the stage
+          next_b = off(c + lane);
+          next_e = off(c + lane + 1);
+        }
+        stage_wait();
+        Acc a = red.identity();
+        if (grouped) {
+          a = lanes == 1 ? fold_staged_run(red, src, at, g0, unsigned(g_len))
+                         : fold_staged_strided(red, src, at, g0, unsigned(g_len), j, lanes);
+        }
+        a = group_reduce(red, a, lanes, w);
+        if (grouped && j == 0) store_result(out + (c - k + g) * out_stride, red.finalize(a));
+        // The round's segments too long for their group, one at a time, by the whole warp.
+        for (unsigned longer = __ballot_sync(full_warp_mask, lane < k && len > lanes * segment_lane_elements); longer != 0;
+             longer &= longer - 1) {
+          const int leader = __ffs(int(longer)) - 1;
+          const unsigned lk0 = unsigned(__shfl_sync(full_warp_mask, b, leader) - round_first);
+          const unsigned llen = unsigned(__shfl_sync(full_warp_mask, len, leader));
+          Acc t = fold_staged_strided(red, src, at, lk0, llen, lane, warp_threads);
+          t = warp_reduce(red, t, w);
+          if (lane == 0) store_result(out + (c - k + unsigned(leader)) * out_stride, red.finalize(t));
+        }
+        __syncwarp();  // every lane is done with the stage before the next round's copies
+        continue;
       }
-      a = group_reduce(red, a, lanes, w);
-      if (has && small && j == 0) store_result(out + s * out_stride, red.finalize(a));
-      long_ones = __ballot_sync(full_warp_mask, has && !small && j == 0);
-      continue;
     } else if (carry_out_due) {
       carry_out_due = false;
       ts = s1, first = b1, last = e1, slot = 2 * warp + 1;
@@ -224,8 +284,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
 //! status records the first bad offset for the next synchronizing call.
 //! Shape: the grid is one wave of reduce_segments_kernel (its occupancy), fewer blocks when the
 //! input has under segment_min_items_per_warp items per warp (items <= n + segments on the
-//! host); lanes per short segment = 2^floor(log2(average items per segment /
-//! segment_loads_in_flight)), 1..32, so an average segment takes about one group step.
+//! host).
 template <class Reducer, class Source, class Off>
 void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n, const Off* offsets,
                       std::uint64_t segments, typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
@@ -237,9 +296,6 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
 
   const std::uint64_t items = n + segments;
-  const std::uint64_t per_group = items / segments / segment_loads_in_flight;
-  unsigned lanes_log2 = 0;
-  while (lanes_log2 < 5 && (std::uint64_t(2) << lanes_log2) <= per_group) ++lanes_log2;
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
   with_loadable(src, [&](const auto& source) {
@@ -252,8 +308,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     const std::uint64_t warps = std::uint64_t(grid) * (block_threads / warp_threads);
     Acc* pieces = static_cast<Acc*>(s.scratch(2 * warps * sizeof(Acc)));
     unsigned* counters = s.zeroed_counters(warps);
-    kernel<<<grid, block_threads, 0, s.stream>>>(red, source, reader, segments, lanes_log2, pieces, counters, out, out_stride, status,
-                                                 o.warp);
+    kernel<<<grid, block_threads, 0, s.stream>>>(red, source, reader, segments, pieces, counters, out, out_stride, status, o.warp);
   });
   check_cuda(cudaGetLastError(), "reduce_segments: launch");
 }

@@ -2,7 +2,8 @@
 // preduce cuda: the launch shapes of the batched kernels (rows, columns, segments), each with
 // the measurement or the reasoning that chose it. Measured on an H200: row_items_in_flight,
 // staged_row_vectors, staged_row_blocks_per_sm, block_row_min_bytes, column_blocks_per_sm,
-// segment_loads_in_flight, segment_blocks_per_sm. The others are first choices from reasoning
+// segment_stage_bytes, segment_lane_elements, segment_stage_skew, segment_skew_starts,
+// segment_blocks_per_sm. The others are first choices from reasoning
 // alone, to be swept with preduce-bench --shapes rows,columns,segments (bench/README.md).
 #pragma once
 
@@ -116,46 +117,53 @@ constexpr int column_min_blocks() {
   return sizeof(Acc) <= 16 ? column_blocks_per_sm : 1;
 }
 
-//! Segments: elements each lane of a group loads before folding any (short segments are read
-//! element by element: they are rarely 16-byte aligned). The lanes per segment follow from it
-//! (enqueue_segments: the average segment over this many elements, rounded down to a power of
-//! two), so it also sets how many segments a warp has in flight. For the heavy-tailed case below
-//! that is 2 lanes; forcing 4 / 8 / 1 lanes was slower (ncu kernel time at its locked clocks,
-//! probe of 2026-11-22): 2 lanes plus 590 us / argmax 947 us, 4: 735 / 1180, 8: 1350 / 2070,
-//! 1: 2660 / 3360. Swept on an H200 (heavy-tailed f32 segments, 2^28 elements, 3 blocks per SM;
-//! kernel timed alone, probe of 2026-11-21): 8: plus 589 us / argmax 1099 us; 12: 637 / 1234;
-//! 16: 516 / 818; 20: 548 / 913; 24: 573 / 1034; 32: 562 / 1417 (spilling). The kernel is
-//! latency-bound: 16 puts 64 bytes in flight per lane for f32, twice what 8 did (ncu, plus,
-//! 2026-11-22: issue active 46.8%, 18.4 of 24 warps active, 5.4 of the 10 cycles between a
-//! warp's instructions waiting on L1TEX, L1 48% / L2 57% / DRAM 41% of peak; 195M warp
-//! instructions). 16-byte vector loads per group instead (the aligned vectors covering a segment,
-//! elements outside it masked; probe of 2026-11-22, same data) were slower at every shape tried:
-//! 2 / 4 / 8 lanes a segment with 4 vectors a lane, plus 600.5 / 738.7 / 1140.9 us and argmax
-//! 956.2 / 1231.6 / 1911.6 against 519.9 / 754.9.
-//! Also slower (branch experiment/staged-segments, H200, preduce-bench --batched, 2026-11-22):
-//! moderngpu's segmented reduction, tiles of 32 P items (elements and segment ends) loaded
-//! coalesced into shared memory, each lane folding P consecutive items, the lanes joined by a
-//! segmented scan, the next tile's loads issued before the current one is folded: plus 635.4 us,
-//! argmax 1031.5 us (P = 15, 2 blocks of 128 registers per SM; P = 16 with a stage padded every
-//! 32 elements 715.4 / 1066.4 us). ncu on its plus kernel: 285M warp instructions (~510 per
-//! tile of 480 items), 19% of warp slots active, issue active 53%, 2.09 fixed-latency ("wait")
-//! stalls per issue: it would need about half the instructions and more warps.
-//! Also tried (branch experiment/flat-segments, H200, same data, kernel pairs timed alone, probe
-//! of 2026-11-22): each warp reads its range as one array of 16-byte vectors in tiles of 32 V
-//! elements whatever the lengths, a tile's ends found by a shared-memory bit mask, the lanes
-//! joined by a segmented scan, closed segments staged in shared memory for the lanes holding
-//! the ends: plus 537 -> 490 us but argmax 686 -> 1099 us (ncu: 208M / 548M warp instructions,
-//! the arg folds' index tests and 3-word shuffles), so not taken; its variants are listed there.
-constexpr int segment_loads_in_flight = 16;
-//! Segments: steps (of lanes x segment_loads_in_flight elements) a group takes on one segment;
-//! longer segments are reduced by the whole warp with vector loads.
-constexpr std::uint64_t segment_group_steps = 2;
+//! Segments: shared memory per warp for a round of complete segments (stage_range; 8 warps a
+//! block, 48 KiB a block, the most a block takes without opting in, 144 KiB for the kernel's 3
+//! blocks an SM): 1436 f32 elements, about 44 segments of the heavy-tailed case's 0..64, so a
+//! round takes 32 and a lane folds one. Probe of 2026-11-23 (H200, f32 at 2^28, launches timed
+//! alone, us, plus / argmax): 4608 bytes (skewed every 8 chunks, always) heavy-tailed 412 /
+//! 544, uniform segments of 100 665 / 838 (the whole warp folding each); 6144 bytes 415 / 551,
+//! 357 / 490; with lanes per segment from k (below) 4608 -> 6144: uniform 100 392 / 592 -> 357 /
+//! 490, uniform 64 350 / 480 -> 389 / 405.
+constexpr int segment_stage_bytes = 6144;
+//! Segments: a round's segments spread over the warp, 32 / 2^ceil(log2 k) lanes each for k
+//! segments, and one lane (or group) folds at most segment_lane_elements elements per lane;
+//! longer ones of the round are folded by the whole warp from the stage. 32 instead of 64 sent
+//! the heavy-tailed case's 33..64-element segments to the whole warp: plus 412 -> 1050 us,
+//! argmax 544 -> 1321 (probe above).
+constexpr std::uint64_t segment_lane_elements = 64;
+//! Segments: the stage is copied skewed (one 16-byte chunk of padding every segment_stage_skew
+//! chunks) when at least segment_skew_starts of a round's segments (groups) start in the same
+//! shared-memory bank; a skewed copy costs a little on every element (its runs end at each
+//! skew), an unskewed one with equal-length segments costs a bank conflict per lane. Probe
+//! (above; plus / argmax, us, main's kernel before this stage in brackets): never skewed:
+//! heavy-tailed 368 / 444, uniform 32 1137 / 1147 (615 / 622), uniform 64 614 / 638 (473 / 508);
+//! always skewed every 16 chunks: heavy 404 / 586, uniform 32 357 / 377, 64 332 / 355; skewed
+//! from 6 starts in a bank: heavy 368 / 438 (549 / 712), uniform 32 355 / 373, 64 329 / 350, 16
+//! 427 / 477 (653 / 667), 100 331 / 443 (438 / 495), 7 806 / 868 (816 / 1008), 3000 271 / 283
+//! (386 / 352); from 4: heavy 381 / 507; every 8 chunks from 6: heavy 366 / 429, uniform 64 388 /
+//! 406.
+constexpr int segment_stage_skew = 16;
+constexpr unsigned segment_skew_starts = 6;
+//! History of the short-segment path before the stage (all H200, heavy-tailed f32 segments at
+//! 2^28): groups of 2^k lanes per segment (k from the average length) loading 16 elements a
+//! lane from global memory before folding any: plus 516 us / argmax 818 us (kernel timed
+//! alone, 2026-11-21); ncu: latency-bound, issue active 46.8%, 195M warp instructions, about 34
+//! a segment. 16-byte loads per group over the aligned vectors covering a segment: slower
+//! (plus 600.5 us at 2 lanes a segment). Branch experiment/staged-segments: moderngpu's
+//! segmented reduction (tiles of 32 P items staged in shared memory, a lane folding P
+//! consecutive items, a segmented scan across lanes): plus 635.4 us, argmax 1031.5 us (285M warp
+//! instructions). Branch experiment/flat-segments: a warp's range read as one array of 16-byte
+//! vectors whatever the lengths, joined by a segmented scan: plus 490 us, argmax 1099 us (548M
+//! warp instructions: the arg folds' index tests and 3-word shuffles). With the stage (probe of
+//! 2026-11-23): the whole warp's folds from global memory (cut pieces, segments longer than the
+//! stage) with 8 16-byte loads a lane in flight instead of vectors_in_flight: slower, heavy-tailed
+//! plus 478 -> 501 us, argmax 696 -> 721, uniform segments of 3000 270 -> 304 / 282 -> 332.
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
-//! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM), too few warps for
-//! the element-by-element loads of short segments; 3 caps it at 80 registers (24 warps per SM).
-//! With segment_loads_in_flight = 16, ptxas then spills 56 (sum) to 72 (argmax) bytes, and still
-//! 3 blocks win for argmax: H200 probe of 2026-11-21, heavy-tailed f32 at 2^28, 3 blocks plus
-//! 516 us / argmax 818 us, 2 blocks (128 registers, no spill) 507 / 935.
+//! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
+//! registers (24 warps per SM; no spills for sum, argmax or dot, 80 bytes for f64 moments). 4
+//! blocks (64 registers; probe of 2026-11-23, stage of 4608 bytes always skewed every 8 chunks):
+//! heavy-tailed plus 412 -> 428 us, argmax 544 -> 561, uniform 100 665 -> 628 / 838 -> 819.
 constexpr int segment_blocks_per_sm = 3;
 //! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
 constexpr std::uint64_t segment_min_items_per_warp = 256;

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: a warp copying a range of a source's elements into its own piece of shared
+// memory with 16-byte asynchronous copies (cp.async on sm_80 and later: global to shared memory
+// without a register round trip, so a lane has every vector of the range in flight at once),
+// and reading elements back from there. Each of the source's arrays is staged at its own
+// 16-byte alignment, so dot's x and y need not share one.
+#pragma once
+
+#include <cuda_pipeline_primitives.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include <preduce/detail/source.hpp>
+
+#include "thread_load.cuh"
+#include "tuning.hpp"
+
+namespace preduce {
+namespace backend {
+
+//! How a source's elements are staged: its arrays (`arrays` of them, elements of type `raw`),
+//! and an element read back from the arrays' copies (at[a][k]: the k-th element after the one
+//! at[a] points to in array a's copy).
+template <class Source>
+struct stage_traits;
+
+template <class T>
+struct stage_traits<detail::array_source<T>> {
+  using raw = T;
+  static constexpr int arrays = 1;
+  __device__ static const T* array(const detail::array_source<T>& s, int) { return s.x; }
+  __device__ static T read(const detail::array_source<T>&, const T* const (&at)[arrays], unsigned k) { return at[0][k]; }
+};
+
+template <class T>
+struct stage_traits<detail::pair_source<T>> {
+  using raw = T;
+  static constexpr int arrays = 2;
+  __device__ static const T* array(const detail::pair_source<T>& s, int a) { return a == 0 ? s.x : s.y; }
+  __device__ static detail::pair_of<T> read(const detail::pair_source<T>&, const T* const (&at)[arrays], unsigned k) {
+    return {at[0][k], at[1][k]};
+  }
+};
+
+template <class Source, class F>
+struct stage_traits<detail::transform_source<Source, F>> {
+  using inner = stage_traits<Source>;
+  using raw = typename inner::raw;
+  static constexpr int arrays = inner::arrays;
+  __device__ static const raw* array(const detail::transform_source<Source, F>& s, int a) { return inner::array(s.s, a); }
+  __device__ static auto read(const detail::transform_source<Source, F>& s, const raw* const (&at)[arrays], unsigned k) {
+    return s.f(inner::read(s.s, at, k));
+  }
+};
+
+//! The scalar fallback of with_loadable reads the same arrays.
+template <class Source>
+struct stage_traits<scalar_view<Source>> {
+  using inner = stage_traits<Source>;
+  using raw = typename inner::raw;
+  static constexpr int arrays = inner::arrays;
+  __device__ static const raw* array(const scalar_view<Source>& v, int a) { return inner::array(v.s, a); }
+  __device__ static auto read(const scalar_view<Source>& v, const raw* const (&at)[arrays], unsigned k) {
+    return inner::read(v.s, at, k);
+  }
+};
+
+//! A staged array as stage_range lays it out: 16-byte chunks; in a skewed copy chunk q lies at
+//! byte (q + q / SkewChunks) * 16 of the stage, so every SkewChunks chunks the copy moves one
+//! chunk on, else at q * 16. Lanes folding segments of equal length from an unskewed copy read
+//! the same bank: with 32 segments of 32 f32 elements, element t of every lane's segment lies
+//! in bank t. Element k of the range is at byte first_byte + k * sizeof(T) of the unskewed copy.
+template <class T, int SkewChunks>
+struct staged_array {
+  static_assert((SkewChunks & (SkewChunks - 1)) == 0, "a power of two: the skew is a shift");
+  const unsigned char* stage;
+  unsigned first_byte;
+  unsigned row_shift;  //!< log2 of the bytes between skews: of SkewChunks * 16, or 31 when not skewed
+  //! Element k of the range. Aligned for T: chunks are 16-byte aligned and the copy keeps each
+  //! element's offset in its chunk.
+  __device__ __forceinline__ const T* at(unsigned k) const {
+    const unsigned b = first_byte + k * unsigned(sizeof(T));
+    return reinterpret_cast<const T*>(stage + b + (b >> row_shift) * vector_bytes);
+  }
+  //! Elements from k on that lie next to each other (up to the skew after k).
+  __device__ __forceinline__ unsigned run(unsigned k) const {
+    const unsigned row = 1u << row_shift;
+    return (row - ((first_byte + k * unsigned(sizeof(T))) & (row - 1))) / unsigned(sizeof(T));
+  }
+};
+
+//! Elements of Source a warp's stage of `Bytes` bytes holds in every case, skewed or not: each
+//! array gets Bytes / arrays, of which SkewChunks / (SkewChunks + 1) hold data when skewed, and
+//! a range's 16-byte chunks take up to 2 * (16 - sizeof(raw)) bytes more than its elements.
+template <class Source, int Bytes, int SkewChunks>
+PREDUCE_HD constexpr std::uint64_t stage_elements() {
+  using S = stage_traits<Source>;
+  constexpr int chunks = Bytes / S::arrays / vector_bytes;
+  return std::uint64_t((chunks * SkewChunks / (SkewChunks + 1) - 2) * vector_bytes) / sizeof(typename S::raw);
+}
+
+//! Copies elements [first, last) of `src` (last - first <= stage_elements<Source, Bytes,
+//! SkewChunks>()) into `stage` (Bytes bytes, 16-byte aligned, this warp's own), skewed or not,
+//! and sets at[a] to array a's copy (element 0 of it is element `first`). Only elements of
+//! [lo, hi) are read (the caller's bounds: the segments' span), so nothing outside what the
+//! call was given is touched: the chunks that cross those bounds are copied element by
+//! element, the rest with 16-byte cp.async. Requires: all 32 lanes active. The copies are in
+//! flight on return; stage_wait() completes them.
+template <int Bytes, int SkewChunks, class Source>
+__device__ __forceinline__ void stage_range(
+    const Source& src, std::uint64_t first, std::uint64_t last, std::uint64_t lo, std::uint64_t hi, bool skewed,
+    unsigned char* stage, staged_array<typename stage_traits<Source>::raw, SkewChunks> (&at)[stage_traits<Source>::arrays]) {
+  using S = stage_traits<Source>;
+  using T = typename S::raw;
+  constexpr int per_array = (Bytes / S::arrays / vector_bytes) * vector_bytes;
+  const unsigned lane = threadIdx.x % warp_threads;
+  constexpr unsigned skew_shift = __builtin_ctz(SkewChunks * vector_bytes);
+  const unsigned row_shift = skewed ? skew_shift : 31;  // unskewed: no skew inside the stage
+#pragma unroll
+  for (int a = 0; a < S::arrays; ++a) {
+    const T* const x = S::array(src, a);
+    unsigned char* const to = stage + a * per_array;
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(x + first), end = reinterpret_cast<std::uintptr_t>(x + last);
+    const std::uintptr_t ok_begin = reinterpret_cast<std::uintptr_t>(x + lo), ok_end = reinterpret_cast<std::uintptr_t>(x + hi);
+    const std::uintptr_t v0 = begin & ~std::uintptr_t(vector_bytes - 1);
+    at[a] = {to, unsigned(begin - v0), row_shift};
+    unsigned q = lane;
+    for (std::uintptr_t v = v0 + std::uintptr_t(lane) * vector_bytes; v < end; v += warp_threads * vector_bytes, q += warp_threads) {
+      unsigned char* const d = to + (q + ((q * vector_bytes) >> row_shift)) * vector_bytes;
+      if (v >= ok_begin && v + vector_bytes <= ok_end) {
+        __pipeline_memcpy_async(d, reinterpret_cast<const void*>(v), vector_bytes);
+      } else {
+        for (std::uintptr_t p = v; p < v + vector_bytes; p += sizeof(T))
+          if (p >= ok_begin && p < ok_end) *reinterpret_cast<T*>(d + (p - v)) = *reinterpret_cast<const T*>(p);
+      }
+    }
+  }
+  __pipeline_commit();
+}
+
+//! Waits for this lane's stage_range copies and makes every lane's visible to the whole warp.
+__device__ __forceinline__ void stage_wait() {
+  __pipeline_wait_prior(0);
+  __syncwarp();
+}
+
+}  // namespace backend
+}  // namespace preduce
