@@ -9,7 +9,6 @@
 #include <cuda_pipeline_primitives.h>
 
 #include <cstdint>
-#include <cstring>
 
 #include <preduce/detail/source.hpp>
 

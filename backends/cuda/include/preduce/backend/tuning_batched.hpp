@@ -121,10 +121,10 @@ constexpr int column_min_blocks() {
 //! block, 48 KiB a block, the most a block takes without opting in, 144 KiB for the kernel's 3
 //! blocks an SM): 1436 f32 elements, about 44 segments of the heavy-tailed case's 0..64, so a
 //! round takes 32 and a lane folds one. Probe of 2026-11-23 (H200, f32 at 2^28, launches timed
-//! alone, us, plus / argmax): 4608 bytes (skewed every 8 chunks, always) heavy-tailed 412 /
-//! 544, uniform segments of 100 665 / 838 (the whole warp folding each); 6144 bytes 415 / 551,
-//! 357 / 490; with lanes per segment from k (below) 4608 -> 6144: uniform 100 392 / 592 -> 357 /
-//! 490, uniform 64 350 / 480 -> 389 / 405.
+//! alone, us, plus / argmax): 4608 bytes, always skewed every 8 chunks, the whole warp folding
+//! each segment over 64 elements: heavy-tailed 412 / 544, uniform segments of 100 665 / 838;
+//! with groups of lanes (below), 4608 -> 6144 bytes: heavy-tailed 415 / 571 -> 415 / 551,
+//! uniform 100 392 / 592 -> 357 / 490, uniform 64 350 / 480 -> 389 / 405.
 constexpr int segment_stage_bytes = 6144;
 //! Segments: a round's segments spread over the warp, 32 / 2^ceil(log2 k) lanes each for k
 //! segments, and one lane (or group) folds at most segment_lane_elements elements per lane;
@@ -159,6 +159,7 @@ constexpr unsigned segment_skew_starts = 6;
 //! 2026-11-23): the whole warp's folds from global memory (cut pieces, segments longer than the
 //! stage) with 8 16-byte loads a lane in flight instead of vectors_in_flight: slower, heavy-tailed
 //! plus 478 -> 501 us, argmax 696 -> 721, uniform segments of 3000 270 -> 304 / 282 -> 332.
+
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
 //! registers (24 warps per SM; no spills for sum, argmax or dot, 80 bytes for f64 moments). 4
