@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
     return;
   }
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = a;
+    store_words(partials + blockIdx.x, a);
     if constexpr (!Partials) {
       // acq_rel: releases this block's partial with the count; the last block acquires all.
       cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);

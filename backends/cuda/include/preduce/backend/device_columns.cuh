@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
       if (writer) {
 #pragma unroll
         for (int c = 0; c < C; ++c)
-          if (c0 + c < cols) partials[split * cols + c0 + c] = a[c];
+          if (c0 + c < cols) store_words(partials + split * cols + c0 + c, a[c]);
         cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
       }
       __syncthreads();  // every writer's partials are released before thread 0 counts the block

@@ -26,8 +26,26 @@
 namespace preduce {
 namespace backend {
 
+//! Writes every byte of v to *p, an accumulator's padding too (arg<int8>'s value shares a word
+//! with 3 padding bytes): load_coherent below reads whole words, and a word read with bytes a
+//! plain assignment left unwritten is a read of uninitialized memory to compute-sanitizer's
+//! initcheck. Accumulators that are not whole words are stored as they are (load_coherent reads
+//! them byte by byte).
+template <class T>
+__device__ __forceinline__ void store_words(T* p, const T& v) {
+  if constexpr (sizeof(T) % 4 != 0) {
+    *p = v;
+  } else {
+    unsigned w[sizeof(T) / 4];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(T) / 4; ++k) reinterpret_cast<unsigned*>(p)[k] = w[k];
+  }
+}
+
 //! Reads T written by another block of this launch, bypassing L1: ld.global.cg word by word, or
-//! volatile bytes for accumulators that are not whole words (e.g. minmax of int8).
+//! volatile bytes for accumulators that are not whole words (e.g. minmax of int8). Writers use
+//! store_words.
 template <class T>
 __device__ __forceinline__ T load_coherent(const T* p) {
   T v;
@@ -97,7 +115,7 @@ __device__ __forceinline__ void publish_partial(const Acc& a, unsigned b, Acc* p
     for (int k = 0; k < P::count; ++k)
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slot[k]).store((1ull << 32) | w[k], cuda::memory_order_relaxed);
   } else {
-    partials[b] = a;
+    store_words(partials + b, a);
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(slot[0]).store(1ull, cuda::memory_order_release);
   }
 }
@@ -181,7 +199,7 @@ __global__ void __launch_bounds__(BlockThreads)
     return;
   }
   if constexpr (Shape == device_shape::two_pass_partials) {
-    if (threadIdx.x == 0) partials[blockIdx.x] = a;
+    if (threadIdx.x == 0) store_words(partials + blockIdx.x, a);
   } else if constexpr (Shape == device_shape::single_pass) {
     __syncthreads();  // publishes `ticket`; warp 0 is done with smem
     if (ticket != gridDim.x - 1) {

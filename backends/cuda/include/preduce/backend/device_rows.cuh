@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(BlockThreads)
     return;
   }
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = a;
+    store_words(partials + blockIdx.x, a);
     // acq_rel: releases this tile's partial with the count; the last block acquires the others.
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(counters[row]);
     is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == tiles - 1;

@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
     const std::uint64_t count = wb - wa + 1;
     bool last_arrival = false;
     if (lane == 0) {
-      pieces[slot] = a;
+      store_words(pieces + slot, a);
       // acq_rel: releases this piece with the count; the last warp acquires every other piece.
       cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(counters[wa]);
       last_arrival = arrived.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(count - 1);
