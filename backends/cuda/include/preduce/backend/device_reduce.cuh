@@ -159,7 +159,9 @@ enum class device_shape { single_pass, two_pass_partials, atomic };
 static_assert(whole_warp_collector_blocks == warp_threads, "the warp collector takes one partial a lane");
 
 //! The whole-array kernel (all three shapes; the second pass of two_pass is
-//! reduce_partials_kernel below).
+//! reduce_partials_kernel below). Each thread has Vectors 16-byte loads in flight (fold_share);
+//! MinBlocks is __launch_bounds__' resident blocks per SM (1: no register cap beyond the block
+//! size's; the deep arg kernel asks for 2 with 8 vectors, see whole_deep_arg).
 //! Requires: blockDim.x == BlockThreads; head == vector_head(src, n); gridDim.x <= the slots'
 //! length; on entry *tickets == 0, every slot is 0 and, for atomic, *blocks_done == 0 and
 //! *atomic_slot == identity (zero bits); all of these hold again on exit.
@@ -180,8 +182,8 @@ static_assert(whole_warp_collector_blocks == warp_threads, "the warp collector t
 //!  - two_pass_partials: partials[b] = block b's partial.
 //!  - atomic: merges each partial into *atomic_slot; the last block to finish (acq_rel counter)
 //!    writes finalize(*atomic_slot) to *out.
-template <device_shape Shape, int BlockThreads, class Reducer, class Source>
-__global__ void __launch_bounds__(BlockThreads)
+template <device_shape Shape, int BlockThreads, int Vectors, int MinBlocks, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads, MinBlocks)
     reduce_whole_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
                         unsigned long long* slots, control_block* control, typename Reducer::result_type* out,
                         warp_algorithm w) {
@@ -192,7 +194,7 @@ __global__ void __launch_bounds__(BlockThreads)
   __shared__ Acc own;
   // The ticket's round trip overlaps the loads below; it is read after block_reduce's barrier.
   if (Shape == device_shape::single_pass && gridDim.x > 1 && threadIdx.x == 0) ticket = atomicAdd(&control->tickets, 1u);
-  Acc a = fold_share<vectors_in_flight>(red, src, n, head, blockIdx.x, gridDim.x, threadIdx.x, BlockThreads, red.identity());
+  Acc a = fold_share<Vectors>(red, src, n, head, blockIdx.x, gridDim.x, threadIdx.x, BlockThreads, red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, w);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) store_result(out, red.finalize(a));
@@ -327,11 +329,13 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     if (o.det == determinism::fast && o.algo == algorithm::atomic) shape = device_shape::atomic;
   }
 
-  auto launch = [&](auto shape_tag, const auto& source) {
+  // Vectors, MinBlocks: reduce_whole_kernel's (vectors_in_flight and 1, or the deep arg kernel's).
+  auto launch = [&](auto shape_tag, auto vectors_tag, auto min_blocks_tag, const auto& source) {
     constexpr device_shape S = decltype(shape_tag)::value;
+    constexpr int V = decltype(vectors_tag)::value, M = decltype(min_blocks_tag)::value;
     using View = std::decay_t<decltype(source)>;
-    constexpr auto kernel = reduce_whole_kernel<S, B, Reducer, View>;
-    const std::uint64_t head = vector_head(source, n), round = whole_block_elements(elements_per_vector<View>());
+    constexpr auto kernel = reduce_whole_kernel<S, B, V, M, Reducer, View>;
+    const std::uint64_t head = vector_head(source, n), round = whole_block_elements(elements_per_vector<View>(), V);
     const unsigned split = whole_split<Reducer>(n, round, s.sm_count);
     const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, round, split);
     Acc* partials = nullptr;
@@ -366,11 +370,29 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
       check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
       return;
     }
+    using shape_t = std::integral_constant<device_shape, device_shape::single_pass>;
+    using plain_vectors = std::integral_constant<int, vectors_in_flight>;
+    using plain_blocks = std::integral_constant<int, 1>;
+    if constexpr (detail::has_value_reducer<Reducer>::value && sizeof(typename View::value_type) <= 4) {
+      // Arg reducers between one wave's round and a few deep waves' rounds: the deep arg kernel
+      // (whole_deep_arg), under algorithm::automatic. 8-byte values keep the 4-vector kernel:
+      // the deep one was within 1% of it for f64 and spills 20 bytes.
+      using deep_vectors = std::integral_constant<int, deep_arg_vectors>;
+      using deep_blocks = std::integral_constant<int, deep_arg_blocks_per_sm>;
+      constexpr auto plain = reduce_whole_kernel<device_shape::single_pass, B, vectors_in_flight, 1, Reducer, View>;
+      constexpr auto deep = reduce_whole_kernel<device_shape::single_pass, B, deep_arg_vectors, deep_arg_blocks_per_sm, Reducer, View>;
+      if (!one_block && o.algo == algorithm::automatic && shape == device_shape::single_pass &&
+          whole_deep_arg(n, elements_per_vector<View>(), s.sm_count, resident_blocks_per_sm<plain, B>(), resident_blocks_per_sm<deep, B>()))
+        return launch(shape_t{}, deep_vectors{}, deep_blocks{}, source);
+    }
     switch (one_block ? device_shape::two_pass_partials : shape) {
-      case device_shape::single_pass: launch(std::integral_constant<device_shape, device_shape::single_pass>{}, source); break;
-      case device_shape::two_pass_partials: launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source); break;
+      case device_shape::single_pass: launch(shape_t{}, plain_vectors{}, plain_blocks{}, source); break;
+      case device_shape::two_pass_partials:
+        launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, plain_vectors{}, plain_blocks{}, source);
+        break;
       case device_shape::atomic:
-        if constexpr (has_atomic_merge<Reducer, Acc>()) launch(std::integral_constant<device_shape, device_shape::atomic>{}, source);
+        if constexpr (has_atomic_merge<Reducer, Acc>())
+          launch(std::integral_constant<device_shape, device_shape::atomic>{}, plain_vectors{}, plain_blocks{}, source);
         break;
     }
   };

@@ -44,20 +44,38 @@ constexpr int vectors_in_flight = 4;
 //! 6.08 -> 5.44, 2^24 43.7 -> 34.2, 2^28 489.0 -> 475.9; bf16 argmin 2^24 13.17 -> 11.90, 2^28
 //! 133.7 -> 131.2.
 //! At 3 blocks per SM one wave's round is 396 x 8192 elements for f32, short of 2^22, so the arg
-//! kernels fold a second, partial round there (argmax f32 2^22 0.94x CUB). Measured, not yet
-//! taken: 8 vectors in flight at 2 blocks per SM (__launch_bounds__(512, 2): 63 registers, no
-//! spill; H200, graph timer, probe of 2026-11-23, us per call, this shape -> 8 vectors): argmax
-//! f32 2^20 4.17 -> 4.38, 3e6 6.47 -> 7.15, 2^22 7.70 -> 7.27, 2^23 11.53 -> 11.04, 2^24 18.68 ->
-//! 18.25, 2^26 61.61 -> 61.97, 2^28 233.5 -> 234.2; argmin i32 2^22 7.46 -> 7.02, 2^23 10.99 ->
-//! 10.76; argmax f64 within 1% from 2^20 to 2^27. Taking it from one 3-block wave's round up to
-//! 2^24 needs a second whole-array kernel per arg reducer; 6 vectors was no better (2^22 8.04 ->
-//! 8.04, 2^21 5.57 -> 6.25). Balancing the last partial round over all blocks (each a contiguous
-//! chunk of it) instead was slower: argmax f32 2^22 8.10 -> 8.45, 1e6 4.58 -> 4.95.
+//! kernels fold a second, partial round there (argmax f32 2^22 0.94x CUB). Arg reducers past
+//! one wave's round therefore take a second kernel, deep_arg_vectors in flight at
+//! deep_arg_blocks_per_sm (below). 6 vectors was no better than 8 (2^22 8.04 -> 8.04, 2^21 5.57
+//! -> 6.25). Balancing the last partial round over all blocks (each a contiguous chunk of it)
+//! instead was slower: argmax f32 2^22 8.10 -> 8.45, 1e6 4.58 -> 4.95.
+//! Deep arg kernel: 8 vectors in flight at 2 blocks per SM (__launch_bounds__(512, 2): 63
+//! registers, no spill). H200, graph timer, probe of 2026-11-23, us per call, the 4-vector
+//! kernel -> this one: argmax f32 2^20 4.17 -> 4.38, 3e6 6.47 -> 7.15, 2^22 7.70 -> 7.27, 2^23
+//! 11.53 -> 11.04, 2^24 18.68 -> 18.25, 2^26 61.61 -> 61.97, 2^28 233.5 -> 234.2; argmin i32
+//! 2^22 7.46 -> 7.02, 2^23 10.99 -> 10.76; argmax f64 within 1% from 2^20 to 2^27. So it serves
+//! arrays longer than one wave's round of the 4-vector kernel (whose second round is the
+//! partial one that costs) and at most deep_arg_max_rounds of its own wave's rounds (2^24 f32
+//! elements are 3.9 of them, 2^26 15.5).
+constexpr int deep_arg_vectors = 8;
+constexpr int deep_arg_blocks_per_sm = 2;
+constexpr std::uint64_t deep_arg_max_rounds = 4;
 
 //! Elements one block of the whole-array kernel takes per round (whole_grid's `round`): every
-//! thread's vectors_in_flight vectors of `elements_per_vector` elements.
-constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector) {
-  return std::uint64_t(whole_block_threads) * vectors_in_flight * elements_per_vector;
+//! thread's `vectors` vectors (vectors_in_flight, or deep_arg_vectors for the deep arg kernel) of
+//! `elements_per_vector` elements.
+constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector, int vectors = vectors_in_flight) {
+  return std::uint64_t(whole_block_threads) * std::uint64_t(vectors) * elements_per_vector;
+}
+
+//! Whether an arg reducer over n elements takes the deep arg kernel: n is longer than one wave's
+//! round of the 4-vector kernel (`per_sm` of its blocks on each of sm_count SMs) and at most
+//! deep_arg_max_rounds waves' rounds of the deep kernel (`deep_per_sm` blocks per SM).
+inline bool whole_deep_arg(std::uint64_t n, std::uint64_t elements_per_vector, int sm_count, int per_sm, int deep_per_sm) {
+  const std::uint64_t wave = std::uint64_t(sm_count) * std::uint64_t(per_sm < 1 ? 1 : per_sm) * whole_block_elements(elements_per_vector);
+  const std::uint64_t deep_wave =
+      std::uint64_t(sm_count) * std::uint64_t(deep_per_sm < 1 ? 1 : deep_per_sm) * whole_block_elements(elements_per_vector, deep_arg_vectors);
+  return n > wave && n <= deep_arg_max_rounds * deep_wave;
 }
 
 //! Element vectors a thread reads in one stripe round of `loads` 16-byte loads when each element

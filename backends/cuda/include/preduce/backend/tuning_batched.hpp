@@ -159,6 +159,11 @@ constexpr unsigned segment_skew_starts = 6;
 //! 2026-11-23): the whole warp's folds from global memory (cut pieces, segments longer than the
 //! stage) with 8 16-byte loads a lane in flight instead of vectors_in_flight: slower, heavy-tailed
 //! plus 478 -> 501 us, argmax 696 -> 721, uniform segments of 3000 270 -> 304 / 282 -> 332.
+//! Those folds through the warp's stage instead (pieces of a whole stage copied with cp.async
+//! and folded from there, lane j taking elements j, j + 32, ...; probe of 2026-11-23, us, plus /
+//! argmax): one segment of 2^28 262 / 301 -> 297 / 367, the heavy-tailed case's 9 long segments
+//! alone 105 / 132 -> 116 / 157; with two half stages, the next piece copied while this one is
+//! folded: 341 / 384 and 143 / 159.
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
