@@ -164,6 +164,12 @@ constexpr unsigned segment_skew_starts = 6;
 //! argmax): one segment of 2^28 262 / 301 -> 297 / 367, the heavy-tailed case's 9 long segments
 //! alone 105 / 132 -> 116 / 157; with two half stages, the next piece copied while this one is
 //! folded: 341 / 384 and 143 / 159.
+//! Also measured with the stage and not taken (probe of 2026-11-23, us, plus / argmax, this
+//! kernel -> the variant): a lane folding its run of the copy four elements at a time through
+//! the reducer's chunk fold (an arg reducer's tree of pairs): heavy-tailed 366 / 430 -> 368 /
+//! 425 and 365 / 426 -> 366 / 429, short segments alone 244 / 299 -> 244 / 298 (not
+//! instruction-bound); an L2 prefetch of the next round's elements issued before this round
+//! is folded: heavy-tailed 358 / 428 -> 374 / 466, uniform 32 350 / 372 -> 369 / 389.
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
