@@ -8,10 +8,10 @@
 // the lengths, so one 2^26-element segment among millions of tiny ones is spread over many
 // warps instead of serialising on one. Inside its range a warp reduces the segments that start
 // and end there: it copies the elements of up to 32 of them at a time into shared memory with
-// 16-byte asynchronous copies and a lane folds each short one from there (the whole warp a
-// longer one), while a segment longer than that copy is folded by the whole warp from global
-// memory with 16-byte loads; a segment cut by warp boundaries gets one partial per warp, and the last of those
-// warps to finish (an acq_rel counter) combines them in warp order. The cuts depend only on the
+// 16-byte asynchronous copies and folds them there (a lane or a group of lanes a segment),
+// while a segment longer than that copy is folded by the whole warp from global memory with
+// 16-byte loads; a segment cut by warp boundaries gets one partial per warp, and the last of
+// those warps to finish (an acq_rel counter) combines them in warp order. The cuts depend only on the
 // offsets and the grid, so results are run_to_run deterministic; arg indices count from the
 // segment's start.
 #pragma once
@@ -28,8 +28,8 @@
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
 #include "queue_state.hpp"
-#include "store_result.cuh"
 #include "shared_stage.cuh"
+#include "store_result.cuh"
 #include "subwarp_reduce.cuh"
 #include "tuning_batched.hpp"
 #include "warp_slice.cuh"
@@ -209,7 +209,8 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
         const bool grouped = g < k && g_len <= lanes * segment_lane_elements;
         // Skew the copy when segments start in the same bank: the most group starts that share
         // one (the first element's 4-byte word mod 32) is at least segment_skew_starts.
-        const unsigned first_byte = unsigned(reinterpret_cast<std::uintptr_t>(stage_traits<Source>::array(src, 0) + round_first) % vector_bytes);
+        const unsigned first_byte =
+            unsigned(reinterpret_cast<std::uintptr_t>(stage_traits<Source>::array(src, 0) + round_first) % vector_bytes);
         const unsigned bank = grouped && j == 0 ? (first_byte + g0 * unsigned(sizeof(T))) / 4 % 32 : warp_threads + lane;
         const bool skewed = warp_extreme_word<true>(unsigned(__popc(__match_any_sync(full_warp_mask, bank)))) >= segment_skew_starts;
         staged_array<T, segment_stage_skew> at[arrays];
