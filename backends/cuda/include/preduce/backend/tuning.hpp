@@ -56,7 +56,10 @@ constexpr int vectors_in_flight = 4;
 //! 2^22 7.46 -> 7.02, 2^23 10.99 -> 10.76; argmax f64 within 1% from 2^20 to 2^27. So it serves
 //! arrays longer than one wave's round of the 4-vector kernel (whose second round is the
 //! partial one that costs) and at most deep_arg_max_rounds of its own wave's rounds (2^24 f32
-//! elements are 3.9 of them, 2^26 15.5).
+//! elements are 3.9 of them, 2^26 15.5); 8-byte values keep the 4-vector kernel (reduce_whole).
+//! preduce-bench --shapes whole, H200, git 241ec10 -> aba1505, CUB time / preduce time: argmax /
+//! argmin f32 at 2^22 0.951 / 0.943 -> 0.996 / 0.985, i32 0.979 / 0.987 -> 1.028 / 1.032, bf16
+//! at 2^24 1.46 / 1.45 -> 1.59 / 1.57.
 constexpr int deep_arg_vectors = 8;
 constexpr int deep_arg_blocks_per_sm = 2;
 constexpr std::uint64_t deep_arg_max_rounds = 4;
