@@ -99,23 +99,36 @@ PREDUCE_HD constexpr std::uint64_t stage_elements() {
   return std::uint64_t((chunks * SkewChunks / (SkewChunks + 1) - 2) * vector_bytes) / sizeof(typename S::raw);
 }
 
+//! cp.async of one 16-byte vector from global memory to shared address `to` (L1 bypassed).
+__device__ __forceinline__ void copy_vector_async(unsigned to, std::uintptr_t from) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+}
+
 //! Copies elements [first, last) of `src` (last - first <= stage_elements<Source, Bytes,
 //! SkewChunks>()) into `stage` (Bytes bytes, 16-byte aligned, this warp's own), skewed or not,
 //! and sets at[a] to array a's copy (element 0 of it is element `first`). Only elements of
 //! [lo, hi) are read (the caller's bounds: the segments' span), so nothing outside what the
-//! call was given is touched: the chunks that cross those bounds are copied element by
-//! element, the rest with 16-byte cp.async. Requires: all 32 lanes active. The copies are in
-//! flight on return; stage_wait() completes them.
+//! call was given is touched: a chunk at either end that crosses those bounds is copied
+//! element by element, every other one with a 16-byte cp.async, lane l taking chunks l, l + 32,
+//! ... in a loop with no bounds test, which the compiler unrolls to about 4 instructions a
+//! chunk (ncu, H200, f32 plus over segments of 0..64 elements: a loop testing every chunk's
+//! bounds and converting its shared address took about 30 a chunk, 67M of the segment kernel's
+//! 188M instructions; 154M without; tuning_batched.hpp has the times). Requires: all 32 lanes
+//! active. The copies are in flight on return; stage_wait() completes them.
 template <int Bytes, int SkewChunks, class Source>
 __device__ __forceinline__ void stage_range(
     const Source& src, std::uint64_t first, std::uint64_t last, std::uint64_t lo, std::uint64_t hi, bool skewed,
     unsigned char* stage, staged_array<typename stage_traits<Source>::raw, SkewChunks> (&at)[stage_traits<Source>::arrays]) {
   using S = stage_traits<Source>;
   using T = typename S::raw;
+  static_assert(warp_threads % SkewChunks == 0, "a lane's chunks are a whole number of skews apart");
   constexpr int per_array = (Bytes / S::arrays / vector_bytes) * vector_bytes;
   const unsigned lane = threadIdx.x % warp_threads;
   constexpr unsigned skew_shift = __builtin_ctz(SkewChunks * vector_bytes);
   const unsigned row_shift = skewed ? skew_shift : 31;  // unskewed: no skew inside the stage
+  // Chunk q lies at (q + q / SkewChunks) * 16 when skewed; a lane's next chunk, 32 on, 32 * 16
+  // bytes plus 32 / SkewChunks chunks of skew further.
+  const unsigned step = (warp_threads + (skewed ? warp_threads / SkewChunks : 0)) * vector_bytes;
 #pragma unroll
   for (int a = 0; a < S::arrays; ++a) {
     const T* const x = S::array(src, a);
@@ -124,16 +137,26 @@ __device__ __forceinline__ void stage_range(
     const std::uintptr_t ok_begin = reinterpret_cast<std::uintptr_t>(x + lo), ok_end = reinterpret_cast<std::uintptr_t>(x + hi);
     const std::uintptr_t v0 = begin & ~std::uintptr_t(vector_bytes - 1);
     at[a] = {to, unsigned(begin - v0), row_shift};
-    unsigned q = lane;
-    for (std::uintptr_t v = v0 + std::uintptr_t(lane) * vector_bytes; v < end; v += warp_threads * vector_bytes, q += warp_threads) {
-      unsigned char* const d = to + (q + ((q * vector_bytes) >> row_shift)) * vector_bytes;
-      if (v >= ok_begin && v + vector_bytes <= ok_end) {
-        __pipeline_memcpy_async(d, reinterpret_cast<const void*>(v), vector_bytes);
-      } else {
-        for (std::uintptr_t p = v; p < v + vector_bytes; p += sizeof(T))
-          if (p >= ok_begin && p < ok_end) *reinterpret_cast<T*>(d + (p - v)) = *reinterpret_cast<const T*>(p);
-      }
-    }
+    if (begin >= end) continue;
+    const unsigned chunks = unsigned((end - v0 + vector_bytes - 1) / vector_bytes);
+    const unsigned to_shared = unsigned(__cvta_generic_to_shared(to));
+    const auto place = [&](unsigned q) { return (q + ((q * vector_bytes) >> row_shift)) * vector_bytes; };
+    // The end chunks that cross [lo, hi), element by element (lane 0 the first, lane 1 the last).
+    const bool head_cut = v0 < ok_begin;
+    const bool tail_cut = v0 + std::uintptr_t(chunks) * vector_bytes > ok_end && !(chunks == 1 && head_cut);
+    const auto copy_elements = [&](unsigned q) {
+      const std::uintptr_t v = v0 + std::uintptr_t(q) * vector_bytes;
+      unsigned char* const d = to + place(q);
+      for (std::uintptr_t p = v; p < v + vector_bytes; p += sizeof(T))
+        if (p >= ok_begin && p < ok_end) *reinterpret_cast<T*>(d + (p - v)) = *reinterpret_cast<const T*>(p);
+    };
+    if (head_cut && lane == 0) copy_elements(0);
+    if (tail_cut && lane == 1) copy_elements(chunks - 1);
+    const unsigned q_end = chunks - (tail_cut ? 1 : 0);
+    unsigned q = (head_cut ? 1 : 0) + lane;
+    std::uintptr_t v = v0 + std::uintptr_t(q) * vector_bytes;
+    for (unsigned d = to_shared + place(q); q < q_end; q += warp_threads, v += warp_threads * vector_bytes, d += step)
+      copy_vector_async(d, v);
   }
   __pipeline_commit();
 }

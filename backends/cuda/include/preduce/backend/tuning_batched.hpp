@@ -170,6 +170,19 @@ constexpr unsigned segment_skew_starts = 6;
 //! 425 and 365 / 426 -> 366 / 429, short segments alone 244 / 299 -> 244 / 298 (not
 //! instruction-bound); an L2 prefetch of the next round's elements issued before this round
 //! is folded: heavy-tailed 358 / 428 -> 374 / 466, uniform 32 350 / 372 -> 369 / 389.
+//! Probe of 2026-11-23 (later; same units, kernel before -> after): stage_range's copy loop
+//! without a bounds test per chunk (taken; ncu: 188M -> 154M warp instructions for plus over
+//! segments of 0..64, 274M -> 242M for argmax): heavy-tailed 360 / 430 -> 362 / 407, segments of
+//! 0..64 alone 361 / 443 -> 359 / 415, uniform 100 329 / 444 -> 323 / 409, uniform 32 354 / 375 ->
+//! 352 / 371, 3000 269 / 282 -> 272 / 282. What the rest costs (segments of 0..64, before):
+//! without the fold 354 / 367, without the copies 273 / 419, so plus waits on the copies and
+//! argmax on both. Not taken: the round's elements dealt evenly over the lanes (lane l folding
+//! [l E, (l + 1) E), E odd, a segmented scan joining pieces across lanes; bank-conflict free
+//! where a lane a segment averages 2.3-way conflicts and leaves lanes idle): heavy-tailed 364 /
+//! 430 -> 475 / 621, uniform 32 354 / 375 -> 503 / 632 (a test per element and the scan cost
+//! more than the idle lanes); two 3 KiB buffers a warp, round r + 1 copied while r is folded:
+//! 363 / 428 -> 415 / 617 (106-172 bytes spilled at 80 registers), and at 2 blocks per SM (no
+//! spills) 419 / 488 -> 451 / 626 (smaller rounds; the old kernel at 2 blocks in brackets).
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
