@@ -71,13 +71,20 @@ constexpr std::uint64_t whole_block_elements(std::uint64_t elements_per_vector, 
   return std::uint64_t(whole_block_threads) * std::uint64_t(vectors) * elements_per_vector;
 }
 
+//! Blocks per SM a whole-array grid uses (its wave): `resident_per_sm` (the kernel's occupancy),
+//! at least 1 and at most whole_blocks_per_sm.
+inline std::uint64_t whole_wave_blocks_per_sm(int resident_per_sm) {
+  return std::uint64_t(resident_per_sm < 1 ? 1 : (resident_per_sm < whole_blocks_per_sm ? resident_per_sm : whole_blocks_per_sm));
+}
+
 //! Whether an arg reducer over n elements takes the deep arg kernel: n is longer than one wave's
-//! round of the 4-vector kernel (`per_sm` of its blocks on each of sm_count SMs) and at most
-//! deep_arg_max_rounds waves' rounds of the deep kernel (`deep_per_sm` blocks per SM).
+//! round of the 4-vector kernel (whole_grid's wave, from `per_sm` resident blocks on each of
+//! sm_count SMs) and at most deep_arg_max_rounds waves' rounds of the deep kernel (from
+//! `deep_per_sm`).
 inline bool whole_deep_arg(std::uint64_t n, std::uint64_t elements_per_vector, int sm_count, int per_sm, int deep_per_sm) {
-  const std::uint64_t wave = std::uint64_t(sm_count) * std::uint64_t(per_sm < 1 ? 1 : per_sm) * whole_block_elements(elements_per_vector);
+  const std::uint64_t wave = std::uint64_t(sm_count) * whole_wave_blocks_per_sm(per_sm) * whole_block_elements(elements_per_vector);
   const std::uint64_t deep_wave =
-      std::uint64_t(sm_count) * std::uint64_t(deep_per_sm < 1 ? 1 : deep_per_sm) * whole_block_elements(elements_per_vector, deep_arg_vectors);
+      std::uint64_t(sm_count) * whole_wave_blocks_per_sm(deep_per_sm) * whole_block_elements(elements_per_vector, deep_arg_vectors);
   return n > wave && n <= deep_arg_max_rounds * deep_wave;
 }
 
@@ -161,8 +168,7 @@ constexpr unsigned whole_split(std::uint64_t n, std::uint64_t round, int sm_coun
 //! (registers), `resident_per_sm` blocks per SM, so every block runs at once and none waits for a
 //! second wave. Requires: split divides round.
 inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, std::uint64_t round, unsigned split) {
-  const int per_sm = resident_per_sm < 1 ? 1 : (resident_per_sm < whole_blocks_per_sm ? resident_per_sm : whole_blocks_per_sm);
-  const std::uint64_t per_block = round / split, cap = std::uint64_t(sm_count) * per_sm;
+  const std::uint64_t per_block = round / split, cap = std::uint64_t(sm_count) * whole_wave_blocks_per_sm(resident_per_sm);
   const std::uint64_t needed = whole_one_block(n, round) ? 1 : (n + per_block - 1) / per_block;
   return unsigned(needed < cap ? needed : cap);
 }
