@@ -332,16 +332,11 @@ struct arg_reducer {
   // index == npos marks the identity, which loses to everything (NaN included).
   PREDUCE_HD static acc_type identity() { return {IsMax ? lowest<V>() : highest<V>(), npos}; }
   PREDUCE_HD static acc_type lift(T x, std::uint64_t i) { return {convert<V>(x), i}; }
-  // Keeps `a` unless `b` is strictly better, or equally good at a smaller index. Better:
-  // under `propagate` NaN beats numbers; under `ignore` numbers beat NaN.
+  // Keeps `a` unless `b` is strictly better (see better), or ties it at a smaller index.
   PREDUCE_HD static acc_type combine(acc_type a, acc_type b) {
     if (a.index == npos) return b;
     if (b.index == npos) return a;
-    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
-    if (a_nan != b_nan) return (R == nan_rule::propagate) == b_nan ? b : a;
-    const bool b_better = a_nan ? false : (IsMax ? a.value < b.value : b.value < a.value);
-    const bool tie = a_nan || a.value == b.value;
-    return b_better || (tie && b.index < a.index) ? b : a;
+    return better(b.value, a.value) || (ties(b.value, a.value) && b.index < a.index) ? b : a;
   }
   PREDUCE_HD static result_type finalize(acc_type a) { return {T(a.value), a.index}; }
   //! The value-only reduction an arg result's value comes from, and the test for an element
