@@ -183,6 +183,12 @@ constexpr unsigned segment_skew_starts = 6;
 //! more than the idle lanes); two 3 KiB buffers a warp, round r + 1 copied while r is folded:
 //! 363 / 428 -> 415 / 617 (106-172 bytes spilled at 80 registers), and at 2 blocks per SM (no
 //! spills) 419 / 488 -> 451 / 626 (smaller rounds; the old kernel at 2 blocks in brackets).
+//! Rounds of up to 64 segments (lane l also folding segment 32 + l; the stage holds about 44 of
+//! the heavy-tailed case's): heavy-tailed 357 / 403 -> 363 / 488, uniform 7 849 / 896 -> 618 /
+//! 707, 16 423 / 475 -> 402 / 461, 100 323 / 410 -> 321 / 423; taking the second 32 only when
+//! the first 32 fill at most half the stage: heavy-tailed 353 / 406 -> 355 / 431, uniform 7 853
+//! / 906 -> 602 / 711, 100 323 / 413 -> 323 / 425 (the extra offsets and code cost arg
+//! reducers on every layout; short segments of a few elements would gain).
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
