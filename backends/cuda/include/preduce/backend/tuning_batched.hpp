@@ -188,7 +188,13 @@ constexpr unsigned segment_skew_starts = 6;
 //! 707, 16 423 / 475 -> 402 / 461, 100 323 / 410 -> 321 / 423; taking the second 32 only when
 //! the first 32 fill at most half the stage: heavy-tailed 353 / 406 -> 355 / 431, uniform 7 853
 //! / 906 -> 602 / 711, 100 323 / 413 -> 323 / 425 (the extra offsets and code cost arg
-//! reducers on every layout; short segments of a few elements would gain).
+//! reducers on every layout; short segments of a few elements would gain). With the copy as it
+//! is now, also not taken: the copy through Hopper's bulk copy engine (cp.async.bulk, one copy
+//! per 16 chunks, completing on an mbarrier): heavy-tailed 361 / 404 -> 353 / 411, uniform 16
+//! 427 / 477 -> 463 / 524, 3000 272 / 282 -> 271 / 336; 4 blocks per SM (84 bytes spilled):
+//! heavy-tailed 358 / 405 -> 362 / 417, uniform 7 850 / 900 -> 769 / 878, 3000 272 / 282 -> 275 /
+//! 309; and at 4 blocks a stage of 4096 bytes: heavy-tailed 366 / 440. More warps, larger rounds
+//! and a cheaper copy each leave sums at ~360 us here: what bounds them is not found yet.
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
