@@ -110,7 +110,7 @@ __device__ __forceinline__ void copy_vector_async(unsigned to, std::uintptr_t fr
 //! [lo, hi) are read (the caller's bounds: the segments' span), so nothing outside what the
 //! call was given is touched: a chunk at either end that crosses those bounds is copied
 //! element by element, every other one with a 16-byte cp.async, lane l taking chunks l, l + 32,
-//! ... in a loop with no bounds test, which the compiler unrolls to about 4 instructions a
+//! ... in a loop with no bounds test, which the compiler unrolls to under 5 instructions a
 //! chunk (ncu, H200, f32 plus over segments of 0..64 elements: a loop testing every chunk's
 //! bounds and converting its shared address took about 30 a chunk, 67M of the segment kernel's
 //! 188M instructions; 154M without; tuning_batched.hpp has the times). Requires: all 32 lanes
