@@ -194,7 +194,13 @@ constexpr unsigned segment_skew_starts = 6;
 //! 427 / 477 -> 463 / 524, 3000 272 / 282 -> 271 / 336; 4 blocks per SM (84 bytes spilled):
 //! heavy-tailed 358 / 405 -> 362 / 417, uniform 7 850 / 900 -> 769 / 878, 3000 272 / 282 -> 275 /
 //! 309; and at 4 blocks a stage of 4096 bytes: heavy-tailed 366 / 440. More warps, larger rounds
-//! and a cheaper copy each leave sums at ~360 us here: what bounds them is not found yet.
+//! and a cheaper copy each leave sums at ~360 us here: what bounds them is not found yet. Not
+//! the round structure itself: a synthetic kernel (probe of 2026-11-23, same grid and shared
+//! memory: each warp an equal contiguous share of 2^28 f32, cp.async rounds of 2 / 4 / 6 KiB,
+//! waited for and summed from shared memory, lane l reading l, l + 32, ...) streams 4208 / 4339
+//! / 4326 GB/s, 4297 with a dependent load (from a 16 MiB table) each round, against 4417 for LDG.128 with 4
+//! in flight; summed with lane l reading its own 32 consecutive elements (a 32-way bank
+//! conflict) it fell to ~1000 GB/s. So the lead is the segment rounds' own work between copies.
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
