@@ -201,6 +201,10 @@ constexpr unsigned segment_skew_starts = 6;
 //! / 4326 GB/s, 4297 with a dependent load (from a 16 MiB table) each round, against 4417 for LDG.128 with 4
 //! in flight; summed with lane l reading its own 32 consecutive elements (a 32-way bank
 //! conflict) it fell to ~1000 GB/s. So the lead is the segment rounds' own work between copies.
+//! Not the fold's shared loads for sums, either: a lane folding its segment a 16-byte chunk at a
+//! time (one 16-byte shared load per chunk, elements outside the segment skipped) left sums
+//! where they were and slowed arg reducers: heavy-tailed 354 / 404 -> 364 / 667, uniform 32 350
+//! / 368 -> 349 / 408, 100 322 / 410 -> 319 / 410.
 
 //! Segments: blocks of block_threads the kernel must fit per SM (__launch_bounds__): without
 //! it ptxas gives the kernel up to 128 registers (2 blocks, 16 warps per SM); 3 caps it at 80
