@@ -209,8 +209,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
         const bool grouped = g < k && g_len <= lanes * segment_lane_elements;
         // Skew the copy when segments start in the same bank: the most group starts that share
         // one (the first element's 4-byte word mod 32) is at least segment_skew_starts.
-        const unsigned first_byte =
-            unsigned(reinterpret_cast<std::uintptr_t>(stage_traits<Source>::array(src, 0) + round_first) % vector_bytes);
+        const unsigned first_byte = offset_in_vector(stage_traits<Source>::array(src, 0) + round_first);
         const unsigned bank = grouped && j == 0 ? (first_byte + g0 * unsigned(sizeof(T))) / 4 % 32 : warp_threads + lane;
         const bool skewed = warp_extreme_word<true>(unsigned(__popc(__match_any_sync(full_warp_mask, bank)))) >= segment_skew_starts;
         staged_array<T, segment_stage_skew> at[arrays];

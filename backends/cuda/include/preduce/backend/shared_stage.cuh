@@ -65,6 +65,17 @@ struct stage_traits<scalar_view<Source>> {
   }
 };
 
+//! Byte b of a copy laid out with a skew every 2^row_shift bytes (row_shift 31: none): where it
+//! lies in the stage. The one definition of the layout, for the copy (stage_range) and its reads
+//! (staged_array).
+__device__ __forceinline__ unsigned skewed_byte(unsigned b, unsigned row_shift) { return b + (b >> row_shift) * vector_bytes; }
+
+//! The offset of p in its 16-byte vector: where element 0 of a range copied from p lies in its
+//! first chunk (staged_array::first_byte).
+__device__ __forceinline__ unsigned offset_in_vector(const void* p) {
+  return unsigned(reinterpret_cast<std::uintptr_t>(p) % vector_bytes);
+}
+
 //! A staged array as stage_range lays it out: 16-byte chunks; in a skewed copy chunk q lies at
 //! byte (q + q / SkewChunks) * 16 of the stage, so every SkewChunks chunks the copy moves one
 //! chunk on, else at q * 16. Lanes folding segments of equal length from an unskewed copy read
@@ -79,8 +90,7 @@ struct staged_array {
   //! Element k of the range. Aligned for T: chunks are 16-byte aligned and the copy keeps each
   //! element's offset in its chunk.
   __device__ __forceinline__ const T* at(unsigned k) const {
-    const unsigned b = first_byte + k * unsigned(sizeof(T));
-    return reinterpret_cast<const T*>(stage + b + (b >> row_shift) * vector_bytes);
+    return reinterpret_cast<const T*>(stage + skewed_byte(first_byte + k * unsigned(sizeof(T)), row_shift));
   }
   //! Elements from k on that lie next to each other (up to the skew after k).
   __device__ __forceinline__ unsigned run(unsigned k) const {
@@ -135,12 +145,13 @@ __device__ __forceinline__ void stage_range(
     unsigned char* const to = stage + a * per_array;
     const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(x + first), end = reinterpret_cast<std::uintptr_t>(x + last);
     const std::uintptr_t ok_begin = reinterpret_cast<std::uintptr_t>(x + lo), ok_end = reinterpret_cast<std::uintptr_t>(x + hi);
-    const std::uintptr_t v0 = begin & ~std::uintptr_t(vector_bytes - 1);
-    at[a] = {to, unsigned(begin - v0), row_shift};
+    const unsigned first_byte = offset_in_vector(x + first);
+    const std::uintptr_t v0 = begin - first_byte;
+    at[a] = {to, first_byte, row_shift};
     if (begin >= end) continue;
     const unsigned chunks = unsigned((end - v0 + vector_bytes - 1) / vector_bytes);
     const unsigned to_shared = unsigned(__cvta_generic_to_shared(to));
-    const auto place = [&](unsigned q) { return (q + ((q * vector_bytes) >> row_shift)) * vector_bytes; };
+    const auto place = [&](unsigned q) { return skewed_byte(q * vector_bytes, row_shift); };
     // The end chunks that cross [lo, hi), element by element (lane 0 the first, lane 1 the last).
     const bool head_cut = v0 < ok_begin;
     const bool tail_cut = v0 + std::uintptr_t(chunks) * vector_bytes > ok_end && !(chunks == 1 && head_cut);

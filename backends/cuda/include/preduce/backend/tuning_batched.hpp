@@ -198,9 +198,9 @@ constexpr unsigned segment_skew_starts = 6;
 //! the round structure itself: a synthetic kernel (probe of 2026-11-23, same grid and shared
 //! memory: each warp an equal contiguous share of 2^28 f32, cp.async rounds of 2 / 4 / 6 KiB,
 //! waited for and summed from shared memory, lane l reading l, l + 32, ...) streams 4208 / 4339
-//! / 4326 GB/s, 4297 with a dependent load (from a 16 MiB table) each round, against 4417 for LDG.128 with 4
-//! in flight; summed with lane l reading its own 32 consecutive elements (a 32-way bank
-//! conflict) it fell to ~1000 GB/s. So the lead is the segment rounds' own work between copies.
+//! / 4326 GB/s, 4297 with a dependent load (from a 16 MiB table) each round, against 4417 for
+//! LDG.128 with 4 in flight; summed with lane l reading its own 32 consecutive elements (a
+//! 32-way bank conflict) it fell to ~1000 GB/s. So the lead is the segment rounds' own work between copies.
 //! Not the fold's shared loads for sums, either: a lane folding its segment a 16-byte chunk at a
 //! time (one 16-byte shared load per chunk, elements outside the segment skipped) left sums
 //! where they were and slowed arg reducers: heavy-tailed 354 / 404 -> 364 / 667, uniform 32 350
