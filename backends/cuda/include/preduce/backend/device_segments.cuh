@@ -3,17 +3,18 @@
 // offsets are checked on the device, then one merge-path kernel reduces every segment.
 //
 // Merge path: the input is read as one sequence of items, each segment's elements followed by
-// one item for the segment's end (so an empty segment is one item). Warp w of the grid takes
-// the items [w * D, (w + 1) * D), D = ceil(items / warps): every warp does the same work whatever
-// the lengths, so one 2^26-element segment among millions of tiny ones is spread over many
-// warps instead of serialising on one. Inside its range a warp reduces the segments that start
-// and end there: it copies the elements of up to 32 of them at a time into shared memory with
-// 16-byte asynchronous copies and folds them there (a lane or a group of lanes a segment),
-// while a segment longer than that copy is folded by the whole warp from global memory with
-// 16-byte loads; a segment cut by warp boundaries gets one partial per warp, and the last of
-// those warps to finish (an acq_rel counter) combines them in warp order. The cuts depend only on the
-// offsets and the grid, so results are run_to_run deterministic; arg indices count from the
-// segment's start.
+// one item for the segment's end (so an empty segment is one item); an element counts one unit
+// of work and an end item segment_end_weight units (what a segment costs beyond its elements).
+// Warp w of the grid takes the units [w * D, (w + 1) * D), D = ceil(units / warps): every warp
+// does about the same work whatever the lengths, so one 2^26-element segment among millions of
+// tiny ones is spread over many warps instead of serialising on one. Inside its range a warp
+// reduces the segments that start and end there: it copies the elements of up to 32 of them at
+// a time into shared memory with 16-byte asynchronous copies and folds them there (a lane or a
+// group of lanes a segment), while a segment longer than that copy is folded by the whole warp
+// from global memory with 16-byte loads; a segment cut by warp boundaries gets one partial per
+// warp, and the last of those warps to finish (an acq_rel counter) combines them in warp order.
+// The cuts depend only on the offsets and the grid, so results are run_to_run deterministic; arg
+// indices count from the segment's start.
 #pragma once
 
 #include <cuda/atomic>
@@ -47,19 +48,19 @@ struct offset_reader {
   }
 };
 
-//! The first segment whose end item lies at or after item d: the smallest s in [lo, hi) with
-//! off(s + 1) - base + s >= d (the end item of segment s is item off(s + 1) - base + s), or hi
-//! when there is none. Requires: all 32 lanes active; checked offsets (the condition is then
+//! The first segment whose end item starts at or after unit d: the smallest s in [lo, hi) with
+//! off(s + 1) - base + end_weight * s >= d (where segment s's end item starts), or hi when
+//! there is none. Requires: all 32 lanes active; checked offsets (the condition is then
 //! monotone in s). Each round probes 32 evenly spaced s with one load per lane and keeps the
 //! interval between the last probe below d and the first at or above it. Returns the same value
 //! in every lane.
-__device__ inline std::uint64_t first_end_at_or_after(const offset_reader& off, std::uint64_t base, std::uint64_t d,
-                                                      std::uint64_t lo, std::uint64_t hi) {
+__device__ inline std::uint64_t first_end_at_or_after(const offset_reader& off, std::uint64_t base, std::uint64_t end_weight,
+                                                      std::uint64_t d, std::uint64_t lo, std::uint64_t hi) {
   const unsigned lane = threadIdx.x % warp_threads;
   while (lo < hi) {
     const std::uint64_t step = (hi - lo + warp_threads - 1) / warp_threads;
     const std::uint64_t probe = lo + lane * step;
-    const bool at_or_after = probe >= hi || off(probe + 1) - base + probe >= d;
+    const bool at_or_after = probe >= hi || off(probe + 1) - base + end_weight * probe >= d;
     const unsigned ballot = __ballot_sync(full_warp_mask, at_or_after);
     if (ballot == 0) {  // every probe is below hi and before d
       lo += (warp_threads - 1) * step + 1;
@@ -120,9 +121,12 @@ __device__ __forceinline__ typename Reducer::acc_type fold_staged_strided(const 
 //! Requires: blockDim.x == BlockThreads; segments >= 1; check_offsets_kernel enqueued before it
 //! on the same stream; counters[0 .. warps) zero on entry (zero again on exit); pieces holds
 //! 2 * warps accumulators; a vectorized Source usable (else a scalar_view).
-//! Work (warps = gridDim.x * BlockThreads / 32, items = offsets[segments] - offsets[0] +
-//! segments, D = ceil(items / warps)): warp w takes items [w D, min(items, (w + 1) D)), found by
-//! first_end_at_or_after. Complete segments (start and end item in the range) go in rounds: a
+//! Work (warps = gridDim.x * BlockThreads / 32, K = segment_end_weight, units = offsets[segments]
+//! - offsets[0] + K * segments, D = ceil(units / warps)): element e of the span (counted from
+//! offsets[0]) in segment s is unit e + K s, and segment s's end item takes the K units from
+//! offsets[s + 1] - offsets[0] + K s. Warp w takes units [w D, min(units, (w + 1) D)): the end
+//! items starting there (found by first_end_at_or_after) and the elements there. Complete
+//! segments (first element and end item in the range) go in rounds: a
 //! round takes the next k <= 32 of them whose elements fit the warp's stage
 //! (stage_elements<Source, segment_stage_bytes, segment_stage_skew>()), copies those elements
 //! into shared memory (stage_range: 16-byte cp.async, skewed when segment_skew_starts of the
@@ -135,8 +139,8 @@ __device__ __forceinline__ typename Reducer::acc_type fold_staged_strided(const 
 //! range's start (carry-in) and the one cut at its end (carry-out) are folded by the whole warp
 //! into pieces[2w] and pieces[2w + 1]; the segment's first warp wa counts arrivals in
 //! counters[wa], and the last to arrive folds pieces[2wa + 1], pieces[2(wa + 1)], ...,
-//! pieces[2wb] (wb: the warp holding its end item), lane i taking pieces i, i + 32, ... before a
-//! warp_reduce, and resets the counter. Reads no element outside [offsets[0], offsets[segments]).
+//! pieces[2wb] (wb: the warp holding its end item's first unit), lane i taking pieces i, i + 32,
+//! ... before a warp_reduce, and resets the counter. Reads no element outside [offsets[0], offsets[segments]).
 //! Writes: nothing if the offset check failed; otherwise out[s * out_stride] = finalize(segment
 //! s), elements lifted with their position in the segment (empty segments: the identity).
 template <int BlockThreads, class Reducer, class Source>
@@ -148,6 +152,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
   using T = typename stage_traits<Source>::raw;
   constexpr int arrays = stage_traits<Source>::arrays;
   constexpr std::uint64_t stage_capacity = stage_elements<Source, segment_stage_bytes, segment_stage_skew>();
+  constexpr std::uint64_t end_weight = segment_end_weight;
   __shared__ alignas(vector_bytes) unsigned char stages[BlockThreads / warp_threads][segment_stage_bytes];
   if (status->code != 0) return;
   const unsigned lane = threadIdx.x % warp_threads;
@@ -155,20 +160,26 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
   const std::uint64_t base = off(0), span_end = off(segments);
-  const std::uint64_t items = span_end - base + segments;
-  const std::uint64_t D = (items + warps - 1) / warps;
+  const std::uint64_t units = span_end - base + end_weight * segments;
+  const std::uint64_t D = (units + warps - 1) / warps;
   const std::uint64_t d0 = warp * D;
-  if (d0 >= items) return;  // warp-uniform
-  const std::uint64_t d1 = items - d0 < D ? items : d0 + D;
-  const std::uint64_t s0 = first_end_at_or_after(off, base, d0, 0, segments);
-  // At most D end items lie in the range, so s1 <= s0 + D.
-  const std::uint64_t s1 = d1 == items ? segments : first_end_at_or_after(off, base, d1, s0, segments - s0 < D ? segments : s0 + D);
-  const std::uint64_t e0 = base + d0 - s0, e1 = base + d1 - s1;  // the range's first and end element
-  const bool carry_in = e0 > off(s0);                             // s0 started in an earlier warp
-  const std::uint64_t c_begin = s0 + (carry_in ? 1 : 0), c_end = s1;  // complete segments
-  const std::uint64_t b1 = s1 < segments ? off(s1) : 0;
+  if (d0 >= units) return;  // warp-uniform
+  const std::uint64_t d1 = units - d0 < D ? units : d0 + D;
+  const std::uint64_t s0 = first_end_at_or_after(off, base, end_weight, d0, 0, segments);
+  if (s0 == segments) return;  // d0 falls inside the last end item: nothing starts here
+  // End items start at least end_weight >= 1 units apart, so s1 <= s0 + D.
+  const std::uint64_t s1 =
+      d1 == units ? segments : first_end_at_or_after(off, base, end_weight, d1, s0, segments - s0 < D ? segments : s0 + D);
+  // The range's first element: segment s's first element is at unit off(s) - base + end_weight * s.
+  const std::uint64_t b0 = off(s0);
+  const bool carry_in = d0 > b0 - base + end_weight * s0;  // s0 started in an earlier warp
+  const std::uint64_t e0 = carry_in ? base + d0 - end_weight * s0 : b0;
+  const std::uint64_t b1 = s1 < segments ? off(s1) : span_end;
   // s1 is cut at the range's end when its first element is here (its end item is not).
-  const bool carry_out = s1 < segments && b1 < e1 && !(s1 == s0 && carry_in);
+  const bool s1_started = s1 < segments && d1 > b1 - base + end_weight * s1;
+  const std::uint64_t e1 = s1_started ? base + d1 - end_weight * s1 : b1;  // the range's end element
+  const bool carry_out = s1_started && !(s1 == s0 && carry_in);
+  const std::uint64_t c_begin = s0 + (carry_in ? 1 : 0), c_end = s1;  // complete segments
 
   // The warp's work, in order: the carry-in piece, the rounds of complete segments, the
   // carry-out piece. Every fold from global memory goes through the one warp_fold below, which
@@ -249,13 +260,14 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
     }
 
     const std::uint64_t seg_b = cut ? off(ts) : first;
-    const Acc a = warp_fold(red, src, first, last, first - seg_b, w);
+        const Acc a = warp_fold(red, src, first, last, first - seg_b, w);
     if (!cut) {
       if (lane == 0) store_result(out + ts * out_stride, red.finalize(a));
       continue;
     }
     // A cut piece: store it; the segment's last warp to arrive combines all of its pieces.
-    const std::uint64_t wa = (seg_b - base + ts) / D, wb = (off(ts + 1) - base + ts) / D;  // warps of its first and end item
+    // The warps holding its first element and its end item.
+    const std::uint64_t wa = (seg_b - base + end_weight * ts) / D, wb = (off(ts + 1) - base + end_weight * ts) / D;
     const std::uint64_t count = wb - wa + 1;
     bool last_arrival = false;
     if (lane == 0) {

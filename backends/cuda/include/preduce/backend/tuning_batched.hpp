@@ -3,7 +3,7 @@
 // the measurement or the reasoning that chose it. Measured on an H200: row_items_in_flight,
 // staged_row_vectors, staged_row_blocks_per_sm, block_row_min_bytes, column_blocks_per_sm,
 // segment_stage_bytes, segment_lane_elements, segment_stage_skew, segment_skew_starts,
-// segment_blocks_per_sm. The others are first choices from reasoning
+// segment_end_weight, segment_blocks_per_sm. The others are first choices from reasoning
 // alone, to be swept with preduce-bench --shapes rows,columns,segments (bench/README.md).
 #pragma once
 
@@ -212,6 +212,26 @@ constexpr unsigned segment_skew_starts = 6;
 //! blocks (64 registers; probe of 2026-11-23, stage of 4608 bytes always skewed every 8 chunks):
 //! heavy-tailed plus 412 -> 428 us, argmax 544 -> 561, uniform 100 665 -> 628 / 838 -> 819.
 constexpr int segment_blocks_per_sm = 3;
+//! Segments: units of work a segment's end item counts for in the merge path (an element counts
+//! one). With 1 (the plain merge path: elements plus segments) the heavy-tailed case's warps
+//! over segments of 0..64 set its time while the warps over its long segments, which fold from
+//! global memory far faster per element, finished early and left: segments of 0..64 alone took
+//! as long as the heavy-tailed case (plus 358 / argmax 413 us against 358 / 402), though they
+//! hold all 2^28 elements rather than 69% of them. Weighting the end item moves units of the
+//! long segments onto fewer warps and gives each warp over short ones fewer segments. Probe of
+//! 2026-11-23 (H200, f32 at 2^28, launches timed alone, us, plus / argmax), heavy-tailed by
+//! weight: 1 358 / 405, 8 349 / 382, 12 352 / 376, 16 337 / 363, 20 338 / 357, 24 341 / 360, 32
+//! 347 / 375, 48 347 / 396, 64 357 / 424, 96 385 / 489 (past ~20 the long segments' warps are the
+//! slower ones). Layouts without long segments do not move (uniform 7, 16, 32, 100 and 3000,
+//! segments of 0..64 alone, the 9 long ones alone: within 1.5% of weight 1 at every weight).
+//! preduce-bench --batched --shapes segments (H200, heavy-tailed f32 at 2^28, weight 1 at
+//! e73054b -> 20): plus 350.1 -> 335.3 us (72.6% -> 75.8% of the read ceiling), argmax 397.3 ->
+//! 352.3 us (67.7% -> 76.3%).
+//! Also measured: the long pieces folded with more loads a lane in flight than warp_fold's
+//! vectors_in_flight (4): 6 loads, heavy-tailed 343 / 378 at weight 16, 336 / 369 at 24, 336 /
+//! 361 at 32, but other layouts' argmax 1-8% slower (uniform 3000 282 -> 306); 8 loads spill
+//! (176 bytes) and gave 357 / 395 at 16. Not taken.
+constexpr std::uint64_t segment_end_weight = 20;
 //! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
 constexpr std::uint64_t segment_min_items_per_warp = 256;
 
