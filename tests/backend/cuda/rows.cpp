@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce tests (cuda backend): the strategies reduce_rows picks only on shapes too large for the
-// shared suite: many rows of 16 KiB or more (more than half the resident warps of a large GPU),
-// which go a block per row under a sum, min or max and a warp per row under the others; rows
-// aligned to 16 bytes and rows that are not (4099 columns); and many short rows under arg
-// reducers, staged through shared memory when aligned (every grid-stride round, the last one
-// partial).
+// shared suite: many rows of 8 KiB or more (more than half the resident warps of a large GPU),
+// which go 4 warps per row when aligned to 16 bytes (an odd row count leaves the last block half
+// empty) and otherwise a block per row under a sum, min or max and a warp per row under the
+// others (4099 columns); and many short rows under arg reducers, staged through shared memory
+// when aligned (every grid-stride round, the last one partial).
 #include "../../test_support.hpp"
 
 TEST_CASE_TEMPLATE("cuda.rows.many_long_rows", T, float, double, std::int32_t) {
   const preduce::queue& q = test::shared_queue();
-  constexpr std::size_t rows = 6000;
-  for (const std::size_t cols : {std::size_t(16384 / sizeof(T) + 4), std::size_t(4099)}) {
+  constexpr std::size_t rows = 6001;
+  for (const std::size_t cols : {std::size_t(8192 / sizeof(T) + 4), std::size_t(16384 / sizeof(T) + 4), std::size_t(4099)}) {
     SUBCASE(("cols=" + std::to_string(cols)).c_str()) {
       const std::size_t n = rows * cols;
       const std::int64_t m = test::exact_magnitude<T>(cols, false);

@@ -5,8 +5,9 @@
 //                it, several rows in flight per group (reduce_short_rows_kernel); under arg
 //                reducers, aligned rows are staged through shared memory instead, so that each
 //                lane folds a run of up to 8 consecutive vectors (reduce_staged_rows_kernel);
-//   long rows    a warp per row with 16-byte loads (reduce_rows_by_warp_kernel), or a block
-//                per row for rows of 16 KiB or more under a cheap combine (reduce_row_tiles_kernel,
+//   long rows    4 warps per aligned row of 8 KiB or more (reduce_rows_by_group_kernel); else a
+//                warp per row with 16-byte loads (reduce_rows_by_warp_kernel), or a block per
+//                row for rows of 16 KiB or more under a cheap combine (reduce_row_tiles_kernel,
 //                one tile per row);
 //   few rows     a block per tile of a row; tiles of one row combined by the row's last block
 //                (reduce_row_tiles_kernel).
@@ -200,9 +201,9 @@ __global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
   }
 }
 
-//! Lane `lane`'s share of one 16-byte aligned row of `vectors` vectors starting at element
-//! `first` (no scalar head or tail): vectors lane, lane + 32, ..., vectors_in_flight of them
-//! loaded before any is folded, the last round predicated rather than finished one vector at a
+//! Thread t's share (of `Threads` folding the row) of one 16-byte aligned row of `vectors`
+//! vectors starting at element `first` (no scalar head or tail): vectors t, t + Threads, ...,
+//! vectors_in_flight of them loaded before any is folded, the last round predicated rather than finished one vector at a
 //! time, so that a row's last vectors are in flight together. Whole rounds run unpredicated: with
 //! every round predicated, ptxas gave the f32 argmax kernel 74 registers (3 blocks per SM), now
 //! 59 (4 blocks). H200, f32 argmax rows of 4096 at 2^28 (preduce-bench --batched, 2026-11-22):
@@ -212,30 +213,30 @@ __global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
 //! rows with nothing in flight (64 registers; kernel timed alone, probe of 2026-11-22, argmax rows
 //! of 2048 / 4096 / 16384: 252.9 / 247.0 / 244.4 -> 296.5 / 289.5 / 286.8 us).
 //! Requires: chunk_loader<Source> vectorized and usable. Lifts element first + i with index i.
-template <class Reducer, class Source>
+template <unsigned Threads, class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Reducer& red, const Source& src, std::uint64_t first,
-                                                                       std::uint64_t vectors, unsigned lane) {
+                                                                       std::uint64_t vectors, unsigned t) {
   using L = chunk_loader<Source>;
   constexpr int W = L::width, U = vectors_in_flight;
   typename Reducer::acc_type a = red.identity();
   // Whole rounds, then the predicated last one. (The two written out: one lambda for both, given
   // the predicate as a compile-time tag, took 69 registers.)
-  std::uint64_t v = lane;
-  for (; v + (U - 1) * warp_threads < vectors; v += std::uint64_t(warp_threads) * U) {
+  std::uint64_t v = t;
+  for (; v + (U - 1) * Threads < vectors; v += std::uint64_t(Threads) * U) {
     typename L::element e[U][W];
 #pragma unroll
-    for (int u = 0; u < U; ++u) L::load(src, first + (v + u * warp_threads) * W, e[u]);
+    for (int u = 0; u < U; ++u) L::load(src, first + (v + u * Threads) * W, e[u]);
 #pragma unroll
-    for (int u = 0; u < U; ++u) a = fold_chunk(red, a, e[u], (v + u * warp_threads) * W);
+    for (int u = 0; u < U; ++u) a = fold_chunk(red, a, e[u], (v + u * Threads) * W);
   }
   if (v < vectors) {
     typename L::element e[U][W];
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (v + u * warp_threads < vectors) L::load(src, first + (v + u * warp_threads) * W, e[u]);
+      if (v + u * Threads < vectors) L::load(src, first + (v + u * Threads) * W, e[u]);
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (v + u * warp_threads < vectors) a = fold_chunk(red, a, e[u], (v + u * warp_threads) * W);
+      if (v + u * Threads < vectors) a = fold_chunk(red, a, e[u], (v + u * Threads) * W);
   }
   return a;
 }
@@ -259,13 +260,41 @@ __global__ void __launch_bounds__(BlockThreads)
     bool folded = false;
     if constexpr (L::vectorized) {
       if (aligned) {
-        a = warp_reduce(red, fold_aligned_row(red, src, row * cols, cols / L::width, lane), w);
+        a = warp_reduce(red, fold_aligned_row<warp_threads>(red, src, row * cols, cols / L::width, lane), w);
         folded = true;
       }
     }
     if (!folded) a = warp_fold(red, src, row * cols, row * cols + cols, 0, w);
     if (lane == 0) store_result(out + row * out_stride, red.finalize(a));
   }
+}
+
+//! Long aligned rows, many of them: a group of GroupWarps warps per row, block b taking rows b *
+//! groups .. b * groups + groups - 1 (groups = BlockThreads / (32 GroupWarps)); thread t of a
+//! group folds its share with fold_aligned_row, and the group's warps combine in warp order
+//! through shared memory.
+//! Requires: blockDim.x == BlockThreads; GroupWarps divides BlockThreads / 32; rows_aligned(src,
+//! cols); gridDim.x * groups >= rows.
+//! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first thread.
+template <int BlockThreads, int GroupWarps, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads, group_row_blocks_per_sm)
+    reduce_rows_by_group_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, typename Reducer::result_type* out,
+                                std::uint64_t out_stride, warp_algorithm w) {
+  using Acc = typename Reducer::acc_type;
+  constexpr unsigned threads = GroupWarps * warp_threads, groups = BlockThreads / threads;
+  static_assert(BlockThreads % threads == 0, "a block holds whole groups");
+  __shared__ Acc warp_partials[BlockThreads / warp_threads];
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads, t = threadIdx.x % threads;
+  const std::uint64_t row = std::uint64_t(blockIdx.x) * groups + threadIdx.x / threads;
+  Acc a = red.identity();
+  if (row < rows) a = fold_aligned_row<threads>(red, src, row * cols, cols / chunk_loader<Source>::width, t);
+  a = warp_reduce(red, a, w);
+  if constexpr (GroupWarps > 1) {
+    if (lane == 0) warp_partials[warp] = a;
+    __syncthreads();
+    if (t < warp_threads) a = warp_reduce(red, lane < GroupWarps ? warp_partials[warp + lane] : red.identity(), w);
+  }
+  if (t == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a));
 }
 
 //! Long rows, few of them: block b reduces tile b % tiles of row b / tiles, the columns
@@ -331,7 +360,9 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 //!                                        lane ceil(items / lanes) vectors; otherwise
 //!                                        reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up
 //!                                        to 32, each lane 2^ceil(log2(items / lanes)) items
-//!   rows >= resident warps / 2           reduce_row_tiles_kernel with one tile per row (a block
+//!   rows >= resident warps / 2           aligned rows of group_row_min_bytes or more:
+//!                                        reduce_rows_by_group_kernel, 4 warps a row; else
+//!                                        reduce_row_tiles_kernel with one tile per row (a block
 //!                                        per row) for rows of block_row_min_bytes or more and a
 //!                                        reducer with a fused shuffle step; else
 //!                                        reduce_rows_by_warp_kernel
@@ -371,6 +402,19 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     return;
   }
 
+  if constexpr (L::vectorized) {
+    constexpr int group_warps = 4;
+    constexpr std::uint64_t groups = block_threads / (warp_threads * group_warps);
+    const std::uint64_t blocks = (rows + groups - 1) / groups;
+    if (aligned && rows >= slots.warps / warp_rows_divisor && cols * sizeof(typename Source::value_type) >= group_row_min_bytes &&
+        blocks <= 0x7fffffffu) {
+      const unsigned grid = unsigned(blocks);
+      reduce_rows_by_group_kernel<block_threads, group_warps><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, out,
+                                                                                                   out_stride, o.warp);
+      check_cuda(cudaGetLastError(), "reduce_rows: launching the row-group kernel");
+      return;
+    }
+  }
   // Tiles per row for the row-tile kernel: 1 for many rows of block_row_min_bytes or more whose
   // lanes combine in one instruction (has_fused_shuffle: a block per row); a warp per row for
   // other many rows.
