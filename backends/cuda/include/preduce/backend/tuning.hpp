@@ -173,13 +173,28 @@ inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, s
   return unsigned(needed < cap ? needed : cap);
 }
 
-//! Blocks for `work_items` items at `per_block` items a block, capped at one full wave of
-//! resident blocks (the kernels grid-stride over the rest); at least 1.
+//! Blocks per SM grid_for caps the row kernels' grids at (they grid-stride over the rest): 8
+//! waves at batched_blocks_per_sm, 16 at the 4 blocks per SM the staged and warp-per-row
+//! kernels fit. One wave (8 blocks per SM, 4 of them resident at a time) was slower for every
+//! row kernel: H200, f32 at 2^28, kernels timed alone (probe of 2026-11-23, us, plus / argmax,
+//! one wave -> 64 blocks per SM): short rows (reduce_short_rows_kernel for plus,
+//! reduce_staged_rows_kernel for argmax) of 4 324.4 / 775.2 -> 315.4 / 741.8, 32 278.5 / 290.4 ->
+//! 276.9 / 282.2, 128 265.2 / 277.9 -> 262.8 / 269.4, 256 257.7 / 276.5 -> 251.0 / 268.8, 512
+//! 252.0 / 275.1 -> 246.3 / 265.6; a warp per row (reduce_rows_by_warp_kernel) of 516 308.3 /
+//! 302.2 -> 288.5 / 282.8, 1024 266.7 / 263.6 -> 258.0 / 251.2, 1536 271.8 / 256.1 -> 253.6 /
+//! 248.4, unaligned rows of 2049 282.8 / 267.4 -> 269.1 / 253.9. 32 and 128 blocks per SM were
+//! within 1-2% of 64 for sums and up to 3% slower for argmax (staged rows of 512 272.9 at 96,
+//! warp rows of 640 289.5 at 128); one block per round of rows (no grid-stride loop) 1-14%
+//! slower than 64 except sums over rows of 512 (245.3 against 246.3).
+constexpr int batched_grid_blocks_per_sm = 64;
+
+//! Blocks for `work_items` items at `per_block` items a block, capped at
+//! batched_grid_blocks_per_sm blocks per SM (the kernels grid-stride over the rest); at least 1.
 inline unsigned grid_for(int sm_count, int cc_major, std::uint64_t work_items, std::uint64_t per_block) {
   const std::uint64_t needed = (work_items + per_block - 1) / per_block;
   (void)cc_major;  // one shape on sm_80 and sm_90 so far
-  const std::uint64_t resident = std::uint64_t(sm_count) * batched_blocks_per_sm;
-  return unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
+  const std::uint64_t cap = std::uint64_t(sm_count) * batched_grid_blocks_per_sm;
+  return unsigned(needed < 1 ? 1 : (needed < cap ? needed : cap));
 }
 
 }  // namespace backend

@@ -46,9 +46,10 @@ constexpr int row_items_in_flight = 4;
 //! 6 blocks 389.5 / 318.2 us; 16 vectors (72 KiB of shared memory a block) exceeds the static
 //! 48 KiB. Also tried (probe of 2026-11-22, rows of 32 / 256): the next round's loads issued
 //! before the current round is folded (the registers are free once the round is staged) 320.5 /
-//! 279.3 -> 331.4 / 291.7 us; a grid of 4 blocks per SM instead of grid_for's 8, 319.7 / 279.9
-//! -> 321.3 / 280.7; a 32-bit index inside the lane runs, 317.0 / 276.4 -> 319.5 / 273.6. None
-//! kept: ncu (rows of 128) shows 74% DRAM and 65% issue-active cycles, neither saturated.
+//! 279.3 -> 331.4 / 291.7 us; a grid of 4 blocks per SM instead of grid_for's 8 (then), 319.7 /
+//! 279.9 -> 321.3 / 280.7; a 32-bit index inside the lane runs, 317.0 / 276.4 -> 319.5 / 273.6.
+//! None kept: ncu (rows of 128) shows 74% DRAM and 65% issue-active cycles, neither saturated.
+//! (A grid of 64 blocks per SM did gain: batched_grid_blocks_per_sm.)
 constexpr int staged_row_vectors = 8;
 //! Blocks per SM the staged-row kernel is compiled for (at most 64 registers a thread): left to
 //! itself the compiler took 127 registers for arg reducers with a one-instruction value combine
@@ -75,20 +76,20 @@ constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
 //! rows of 4096 a block per row 265.6 us against 247.8-251.3 us for a warp per row (CUB 231.9).
 constexpr std::uint64_t block_row_min_bytes = std::uint64_t(block_threads) * vectors_in_flight * vector_bytes;
 
-//! Many aligned rows of at least this many bytes (8 KiB: one round of vectors_in_flight loads for
-//! 4 warps) get a group of 4 warps each (reduce_rows_by_group_kernel, one block per 2 rows, no
-//! grid-stride loop), ahead of a warp per row (reduce_rows_by_warp_kernel, a grid of one wave
+//! Many aligned rows of at least this many bytes (8 KiB: one round of vectors_in_flight loads for 4
+//! warps) get a group of 4 warps each (reduce_rows_by_group_kernel, one block per 2 rows, no
+//! grid-stride loop), ahead of a warp per row (reduce_rows_by_warp_kernel, then a grid of one wave
 //! striding over the rows) and a block per row. H200, f32 at 2^28, kernels timed alone (probe of
 //! 2026-11-23, us, plus / argmax, the kernel main chose -> the group kernel at 6 blocks per SM):
 //! rows of 2048 272.6 / 255.0 -> 240.3 / 244.2, 3000 282.7 / 262.2 -> 239.4 / 245.6, 4096 239.0 /
 //! 251.1 -> 239.6 / 242.6, 8192 239.8 / 250.2 -> 239.3 / 241.3, 16384 239.5 / 251.7 -> 239.6 /
 //! 242.4; below 8 KiB it loses for argmax (rows of 1536: 256.6 -> 264.6, 1024: 262.4 -> 328.7). In
 //! an earlier probe the same rows with 1, 2 or 8 warps a row: 2 and 4 within 1% from 4096 up, 2
-//! slower at 2048 (argmax 247.2 against 244.1), 8 slower at 2048 (plus 294.0, argmax 321.0);
-//! each thread loading 4 consecutive vectors instead of vectors t, t + 128, ...: no faster
-//! (argmax rows of 4096 242.5 against 243.2). Rows that are not 16-byte aligned keep the other
-//! kernels (a runtime group size, reading their scalar head and tail through fold_share: rows of
-//! 2048 plus 280.4 -> 322.4 us, 4096 argmax 259.0 -> 280.4 at 4 warps a row).
+//! slower at 2048 (argmax 247.2 against 244.1), 8 slower at 2048 (plus 294.0, argmax 321.0); each
+//! thread loading 4 consecutive vectors instead of vectors t, t + 128, ...: no faster (argmax rows
+//! of 4096 242.5 against 243.2). Rows that are not 16-byte aligned keep the other kernels (a
+//! runtime group size, reading their scalar head and tail through fold_share: rows of 2048 plus
+//! 280.4 -> 322.4 us, 4096 argmax 259.0 -> 280.4 at 4 warps a row).
 constexpr std::uint64_t group_row_min_bytes = std::uint64_t(4) * warp_threads * vectors_in_flight * vector_bytes;
 //! Blocks per SM reduce_rows_by_group_kernel is compiled for: 6 (at most 40 registers) against 4
 //! (62 for plus, 42 for argmax) and 5, probe above: rows of 3000 plus 257.0 / 240.2 / 239.4,
