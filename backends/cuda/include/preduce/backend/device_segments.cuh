@@ -140,7 +140,8 @@ __device__ __forceinline__ typename Reducer::acc_type fold_staged_strided(const 
 //! into pieces[2w] and pieces[2w + 1]; the segment's first warp wa counts arrivals in
 //! counters[wa], and the last to arrive folds pieces[2wa + 1], pieces[2(wa + 1)], ...,
 //! pieces[2wb] (wb: the warp holding its end item's first unit), lane i taking pieces i, i + 32,
-//! ... before a warp_reduce, and resets the counter. Reads no element outside [offsets[0], offsets[segments]).
+//! ... before a warp_reduce, and resets the counter. Reads no element outside [offsets[0],
+//! offsets[segments]).
 //! Writes: nothing if the offset check failed; otherwise out[s * out_stride] = finalize(segment
 //! s), elements lifted with their position in the segment (empty segments: the identity).
 template <int BlockThreads, class Reducer, class Source>
