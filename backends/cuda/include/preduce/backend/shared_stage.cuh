@@ -6,8 +6,6 @@
 // 16-byte alignment, so dot's x and y need not share one.
 #pragma once
 
-#include <cuda_pipeline_primitives.h>
-
 #include <cstdint>
 
 #include <preduce/detail/source.hpp>
@@ -110,6 +108,8 @@ PREDUCE_HD constexpr std::uint64_t stage_elements() {
 }
 
 //! cp.async of one 16-byte vector from global memory to shared address `to` (L1 bypassed).
+//! The copies a thread issues are committed as one group by stage_range and completed by
+//! stage_wait, both in PTX as well (cp.async.commit_group / cp.async.wait_group).
 __device__ __forceinline__ void copy_vector_async(unsigned to, std::uintptr_t from) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
 }
@@ -169,12 +169,12 @@ __device__ __forceinline__ void stage_range(
     for (unsigned d = to_shared + place(q); q < q_end; q += warp_threads, v += warp_threads * vector_bytes, d += step)
       copy_vector_async(d, v);
   }
-  __pipeline_commit();
+  asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 //! Waits for this lane's stage_range copies and makes every lane's visible to the whole warp.
 __device__ __forceinline__ void stage_wait() {
-  __pipeline_wait_prior(0);
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
   __syncwarp();
 }
 
