@@ -95,6 +95,19 @@ constexpr std::uint64_t group_row_min_bytes = std::uint64_t(4) * warp_threads * 
 //! (62 for plus, 42 for argmax) and 5, probe above: rows of 3000 plus 257.0 / 240.2 / 239.4,
 //! argmax 258.8 / 259.8 / 245.6; rows of 1536 argmax 279.0 / 278.7 / 264.6; from 4096 up within
 //! 1%.
+//! CUB's DeviceSegmentedReduce::ArgMax stays 0.4-0.9% faster than this kernel over rows of 2048
+//! to 16384 (its sums are not). Probes of 2026-11-23 (H200, f32 argmax at 2^28, graph of 16
+//! launches, us, this kernel / CUB in the same process, rows of 2048 / 4096 / 6144 / 8192 /
+//! 16384): 240.0 / 238.1, 238.9 / 237.0, 238.0 / 236.7, 238.1 / 236.9, 239.0 / 238.1. None of
+//! these closed the gap (rows of 4096, same runs): 8 blocks per SM (32 registers) 244.5 against
+//! 244.1 under events; whole rounds of 8 vectors a thread at 4 or 5 blocks per SM 238.47 /
+//! 238.49 against 238.61 (and 247.5 at rows of 2048, half a round); a thread's best kept as a
+//! float and a 32-bit in-row index, combined through one redux.sync for the index, 238.20
+//! against 238.88; that fold with a NaN-unaware compare 237.98, so the compare is not the cost;
+//! CUB's own shape, a block of 256 threads per row with 16 scalar 4-byte loads a thread (its
+//! kernel reads through ArgIndexInputIterator: LDG.E, not LDG.E.128), 237.89 against CUB's
+//! 237.01; the 4 warps' partials combined by one thread instead of a second warp reduction:
+//! equal.
 constexpr int group_row_blocks_per_sm = 6;
 
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
@@ -122,6 +135,15 @@ constexpr int column_rows_in_flight = 4;
 //! (8) blocks where 4 fit doubled the row splits into two waves, and the tile's last block folds
 //! twice the partials. H200, f32 argmax, probe of 2026-11-22: columns of 4096 / 262144 255.5 /
 //! 311.5 -> 247.9 / 263.4 us.
+//! Small inputs (2^16 to 2^20 f32) are latency-bound, and more splits do not help: probe of
+//! 2026-11-23 (H200, graph of 16 launches, us, min steps 8 / 4 / 2 / 1), 2^20 columns of 4096
+//! plus 4.99 / 5.75 / 7.82 / 7.93, argmax 16.99 / 25.66 / 42.23 / 43.24; 2^16 columns of 256
+//! plus 4.04 / 3.73 / 3.83 / 3.92, argmax 8.19 / 8.39 / 9.44 / 11.47 (CUB 2.10 and 2.27 in
+//! preduce-bench). The argmax cost is the tile's last block folding the splits' partials one
+//! L2 round trip at a time; loading 8 of them before combining any took 2^20 columns of 4096
+//! argmax from 17.45 to 14.66 us but, through the registers it holds, 2^28 columns of 32 /
+//! 4096 from 304.4 / 248.1 to 436.4 / 348.9 (and heavy-tailed segments argmax 353.6 -> 403.0
+//! with the same change to their pieces), so it was not taken.
 constexpr std::uint64_t column_min_steps = 8;
 //! Columns: blocks per SM reduce_columns_kernel is compiled for (at most 64 registers a thread)
 //! where its accumulator takes at most 16 bytes (sums, min, max, minmax, arg reducers); larger
