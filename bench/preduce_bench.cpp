@@ -51,6 +51,7 @@ struct settings {
   std::vector<op_id> ops;
   std::vector<dtype> types;
   std::vector<shape> shapes;
+  std::vector<std::size_t> lengths;  //!< row / column lengths (empty: batched_lengths)
   options opt;
   int reps = 0;  //!< 0: 50, or 20 with --quick
   std::string json;
@@ -78,6 +79,8 @@ const char* usage =
     "                     32, 256, 4096, 262144: at 2^28, rows 8388608 x 32, 1048576 x 256, 65536 x\n"
     "                     4096, 2048 x 262144 and columns the same transposed; segments heavy-\n"
     "                     tailed: at 2^28 one of 2^26, eight of 10^5..10^7, the rest 0..64)\n"
+    "  --lengths LIST     comma-separated row / column lengths for rows and columns (default\n"
+    "                     32,256,4096,262144), e.g. --lengths 768,50257 for your own shapes\n"
     "  --algo A           preduce::options::algo: automatic (default), single_pass, two_pass, atomic\n"
     "  --warp W           preduce::options::warp: automatic (default), shuffle, fused_shuffle, hardware\n"
     "  --det D            preduce::options::det: run_to_run (default), fast, reproducible (floating\n"
@@ -151,6 +154,13 @@ settings parse(int argc, char** argv) {
           }
         }
         if (!found) usage_error("unknown shape '" + name + "'");
+      }
+    } else if (a == "--lengths") {
+      for (const std::string& v : split(next(i))) {
+        char* end = nullptr;
+        const unsigned long long len = std::strtoull(v.c_str(), &end, 10);
+        if (end == v.c_str() || *end != '\0' || len == 0) usage_error("--lengths wants positive whole numbers, got '" + v + "'");
+        s.lengths.push_back(std::size_t(len));
       }
     } else if (a == "--algo") {
       const std::string v = next(i);
@@ -259,7 +269,10 @@ std::vector<planned> plan(const settings& s, bool host) {
       for (dtype type : known_types) {
         for (shape layout : {shape::whole, shape::rows, shape::columns, shape::segments}) {
           std::vector<std::size_t> lens{0};
-          if (layout == shape::rows || layout == shape::columns) lens.assign(std::begin(batched_lengths), std::end(batched_lengths));
+          if (layout == shape::rows || layout == shape::columns) {
+            if (s.lengths.empty()) lens.assign(std::begin(batched_lengths), std::end(batched_lengths));
+            else lens = s.lengths;
+          }
           for (std::size_t len : lens) {
             if (len > (std::size_t(1) << k)) continue;
             for (const named_op& o : known_ops) all.push_back({o.id, type, layout, len, k});
@@ -452,7 +465,9 @@ void run_group(context& ctx, const std::vector<planned>& group, const std::vecto
     visit_op<T>(p.op, [&](auto op) {
       using Op = decltype(op);
       const std::size_t inputs_read = p.op == op_id::dot ? 2 : 1;
-      r.bytes = inputs_read * n * sizeof(T) + r.results * sizeof(result_of<Op, T>) +
+      // Rows and columns of a length that does not divide n read rows * cols < n elements.
+      const std::size_t elements = p.layout == shape::rows || p.layout == shape::columns ? c.rows * c.cols : n;
+      r.bytes = inputs_read * elements * sizeof(T) + r.results * sizeof(result_of<Op, T>) +
                 (p.layout == shape::segments ? offsets.size() * sizeof(std::int64_t) : 0);
       r.copies = static_cast<int>(copies);
       r.working_set = copies * inputs_read * n * sizeof(T);
