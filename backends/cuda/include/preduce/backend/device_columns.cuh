@@ -88,6 +88,32 @@ struct column_loader<detail::pair_source<T>, std::enable_if_t<column_vector_type
   }
 };
 
+//! The fold of one column's row splits by the tile's last block in reduce_columns_kernel: the
+//! identity combined with p[0], p[stride], ..., p[(count - 1) * stride] (partials that other
+//! blocks of this launch stored with store_words and released), in that order, with up to
+//! column_splits_in_flight of them loaded (load_coherent) before any is combined, so a share of
+//! k splits costs about k / column_splits_in_flight L2 round trips instead of k.
+//! Not inlined: the loads in flight live in this function's own registers, and the kernel's main
+//! loop is compiled as if the fold were not there (inlined, the same batched loads made the
+//! loop slower even for shapes with no splits; column_splits_in_flight has the figures).
+template <class Reducer>
+__device__ __noinline__ typename Reducer::acc_type fold_splits(const Reducer& red, const typename Reducer::acc_type* p,
+                                                               std::uint64_t stride, std::uint64_t count) {
+  using Acc = typename Reducer::acc_type;
+  constexpr int F = column_splits_in_flight<Acc>();
+  Acc b = red.identity();
+  std::uint64_t k = 0;
+  for (; k + F <= count; k += F) {
+    Acc q[F];
+#pragma unroll
+    for (int f = 0; f < F; ++f) q[f] = load_coherent(p + (k + f) * stride);
+#pragma unroll
+    for (int f = 0; f < F; ++f) b = red.combine(b, q[f]);
+  }
+  for (; k < count; ++k) b = red.combine(b, load_coherent(p + k * stride));
+  return b;
+}
+
 //! The shape of one reduce_columns_kernel launch (chosen by enqueue_columns).
 struct column_plan {
   unsigned lanes_log2;     //!< lanes per row: a warp reads 32 >> lanes_log2 rows side by side
@@ -243,7 +269,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
         Acc b = red.identity();
         if (col < cols) {
           const std::uint64_t lo = h * p.splits / shares, hi = (h + 1) * p.splits / shares;
-          for (std::uint64_t sp = lo; sp < hi; ++sp) b = red.combine(b, load_coherent(partials + sp * cols + col));
+          b = fold_splits(red, partials + lo * cols + col, cols, hi - lo);
         }
         Acc* stage = &exchange[0][0][0];  // block_warps * 32 * XC >= BlockThreads slots
         stage[threadIdx.x] = b;
