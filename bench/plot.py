@@ -56,6 +56,11 @@ def short_device(report):
     return report["device"].split(",")[0]
 
 
+def revision(report):
+    """The git revision a report was measured at, "-dirty" when the tree had changes."""
+    return str(report.get("git_revision", "?")) + ("-dirty" if report.get("git_dirty") else "")
+
+
 def main(argv):
     args = parse_args(argv)
     reports = []
@@ -67,6 +72,8 @@ def main(argv):
     # are told apart by the options that differ.
     chosen = [{k: v for k, v in r.get("options", {}).items() if k in ("algo", "warp", "det")} for r in reports]
     differing = sorted({k for c in chosen for k in c if len({str(o.get(k)) for o in chosen}) > 1})
+    # Reports of different revisions (a change measured before and after) carry their revision.
+    several_revisions = len({revision(r) for r in reports}) > 1
 
     groups = {}
     for r in reports:
@@ -88,6 +95,8 @@ def main(argv):
             suffix = f" ({short_device(r)})" if several_devices else ""
             if differing:
                 suffix += " [" + ", ".join(f"{k}={chosen[i].get(k)}" for k in differing) + "]"
+            if several_revisions:
+                suffix += f" @ {revision(r)}"
             series = [
                 ("preduce", f"preduce {r['backend']}{suffix}", colors[(2 * i) % len(colors)]),
                 ("vendor", f"{r['vendor']}{suffix}", colors[(2 * i + 1) % len(colors)]),
