@@ -147,20 +147,19 @@ constexpr int column_rows_in_flight = 4;
 //! fold is a function of its own that loads them 8 at a time (fold_splits,
 //! column_splits_in_flight), which keeps the gain without the loss.
 constexpr std::uint64_t column_min_steps = 8;
-//! Columns: row splits' partials the tile's last block loads before combining any (fold_splits),
-//! as many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
-//! reducers of 4- and 8-byte types; 1 for binned accumulators). The fold is a function of its own
-//! (__noinline__): inlined into reduce_columns_kernel, the same 8 loads in flight made the main
+//! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
+//! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
+//! reducers of 4- and 8-byte types; 1 or 2 for binned accumulators). The fold is a function of its
+//! own (__noinline__): inlined into reduce_columns_kernel, the same 8 loads in flight made the main
 //! loop slower (column_min_steps' note). ptxas (sm_90, f32): the kernel stays at 64 registers;
 //! argmax's stack frame grows from 8 to 24 bytes, the registers saved around the call.
-//! H100, preduce-bench, graph timer, f32, us, git e5e6cba (one by one) -> this fold (2026-11-25,
-//! two machines of the same kind, columns of 32 to 262144 at 2^12 to 2^24; between the two runs
-//! CUB moved by -6% to +5% and the sums, whose few 4-byte partials per split cost little either
-//! way, by -13% to +14% with no trend):
-//! argmax columns of 262144 at 2^22 / 2^24 24.77 / 91.46 -> 20.36 / 54.44, columns of 4096 at
-//! 2^20 / 2^22 17.84 / 22.88 -> 14.05 / 20.44. At 2^28 (read ceiling 3073 GB/s) argmax over
-//! columns of 32 / 256 / 4096 / 262144 ran at 91.4 / 97.6 / 98.1 / 96.5% of the ceiling: the
-//! inlined loop's slowdown (a third at columns of 32) is not there.
+//! H100, preduce-bench, graph timer, f32, us, git e5e6cba -> this fold (2026-11-25,
+//! two machines of the same kind, columns of 32 to 262144 at 2^12 to 2^24; between the two runs CUB
+//! moved by -6% to +5% and the sums, whose few 4-byte partials per split cost little either way, by
+//! -13% to +14% with no trend): argmax columns of 262144 at 2^22 / 2^24 24.77 / 91.46 -> 20.36 /
+//! 54.44, columns of 4096 at 2^20 / 2^22 17.84 / 22.88 -> 14.05 / 20.44. At 2^28 (read ceiling 3073
+//! GB/s) argmax over columns of 32 / 256 / 4096 / 262144 ran at 91.4 / 97.6 / 98.1 / 96.5% of the
+//! ceiling: the inlined loop's slowdown (a third at columns of 32) is not there.
 template <class Acc>
 __host__ __device__ constexpr int column_splits_in_flight() {
   constexpr int fit = int(128 / sizeof(Acc));
