@@ -21,6 +21,7 @@
 #include "store_result.cuh"
 #include "subwarp_reduce.cuh"
 #include "tuning_batched.hpp"
+#include "warp_reduce.cuh"
 
 namespace preduce {
 namespace backend {
@@ -292,7 +293,41 @@ inline unsigned floor_log2(std::uint64_t x) {
   return k;
 }
 
-//! Enqueues reduce_columns_kernel<..., Vector> for rows x cols (cols >= 2): C columns per lane;
+//! The plan for a small input (column_small_steps): one block per column tile, no row splits,
+//! and a lane's rows loaded in one round where the shape allows. Lanes per row: with `widest`
+//! (a one-instruction combine) the most, up to 32 and 2^ceil(log2(vectors)), for which a warp
+//! takes at most column_rows_in_flight row steps with at most 8 warps on a column, else 1; without
+//! it 1 (a warp reads 32 rows of C columns, and its lanes' tree of shuffles replaces a serial
+//! fold). Warps on a column: the fewest powers of 2 that give each a round, at most 8 (fewer
+//! when the tile would reach past the columns). Returns false, leaving p alone, when a warp would
+//! take more than column_small_steps row steps or the tiles exceed wave_blocks.
+inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint64_t C, bool widest,
+                               std::uint64_t wave_blocks, column_plan& p) {
+  constexpr unsigned most_groups_log2 = 3;  // 8 warps a block
+  const std::uint64_t vectors = (cols + C - 1) / C;
+  const unsigned widest_log2 = widest ? ceil_log2(vectors < warp_threads ? vectors : warp_threads) : 0;
+  for (unsigned lanes_log2 = widest_log2 + 1; lanes_log2-- > 0;) {
+    const std::uint64_t side = warp_threads >> lanes_log2;
+    const std::uint64_t steps = rows > side ? (rows + side - 1) / side : 1;
+    unsigned groups_log2 = 0;
+    while (groups_log2 < most_groups_log2 && ((steps + (1u << groups_log2) - 1) >> groups_log2) > column_rows_in_flight)
+      ++groups_log2;
+    const std::uint64_t per_warp = (steps + (1u << groups_log2) - 1) >> groups_log2;
+    if (per_warp > column_rows_in_flight && lanes_log2 > 0) continue;  // narrower warps cover more rows
+    if (per_warp > column_small_steps) return false;
+    const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
+    unsigned across_log2 = most_groups_log2 - groups_log2;
+    while (across_log2 > 0 && (std::uint64_t(1) << across_log2) > warp_columns) --across_log2;
+    const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
+    if (tiles > wave_blocks) return false;  // narrower warps only make more
+    p = column_plan{lanes_log2, across_log2, tiles, 1, rows};
+    return true;
+  }
+  return false;
+}
+
+//! Enqueues reduce_columns_kernel<..., Vector> for rows x cols (cols >= 2), C columns per lane,
+//! with plan_small_columns' plan where it has one (accumulators of at most 16 bytes), else:
 //! lanes = 2^ceil(log2(ceil(cols / C))) up to 32; warp columns = ceil(cols / (lanes * C));
 //! k = warps per warp column = the kernel's resident warps (its occupancy, one wave) / warp
 //! columns, at least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps
@@ -306,27 +341,31 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   constexpr std::uint64_t block_warps = block_threads / warp_threads;
   constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
   const int per_sm = resident_blocks_per_sm<kernel, block_threads>();
-  const std::uint64_t resident_warps = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1) * block_warps;
+  const std::uint64_t wave_blocks = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+  const std::uint64_t resident_warps = wave_blocks * block_warps;
 
   column_plan p{};
-  const std::uint64_t vectors = (cols + C - 1) / C;
-  p.lanes_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
-  const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2, side = warp_threads / lanes;
-  const std::uint64_t warp_columns = (cols + lanes * C - 1) / (lanes * C);
-  const std::uint64_t row_steps = (rows + side - 1) / side;
-  std::uint64_t k = resident_warps / warp_columns;
-  const std::uint64_t most = row_steps / column_min_steps;
-  if (k > most) k = most;
-  if (k < 1) k = 1;
-  if (k >= block_warps) {
-    p.across_log2 = 0;
-    p.splits = k / block_warps;
-  } else {
-    p.across_log2 = floor_log2(block_warps) - floor_log2(k);
-    p.splits = 1;
+  if (sizeof(Acc) > 16 ||
+      !plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), wave_blocks, p)) {
+    const std::uint64_t vectors = (cols + C - 1) / C;
+    p.lanes_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
+    const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2, side = warp_threads / lanes;
+    const std::uint64_t warp_columns = (cols + lanes * C - 1) / (lanes * C);
+    const std::uint64_t row_steps = (rows + side - 1) / side;
+    std::uint64_t k = resident_warps / warp_columns;
+    const std::uint64_t most = row_steps / column_min_steps;
+    if (k > most) k = most;
+    if (k < 1) k = 1;
+    if (k >= block_warps) {
+      p.across_log2 = 0;
+      p.splits = k / block_warps;
+    } else {
+      p.across_log2 = floor_log2(block_warps) - floor_log2(k);
+      p.splits = 1;
+    }
+    p.tiles = (warp_columns + (std::uint64_t(1) << p.across_log2) - 1) >> p.across_log2;
+    p.split_rows = (rows + p.splits - 1) / p.splits;
   }
-  p.tiles = (warp_columns + (std::uint64_t(1) << p.across_log2) - 1) >> p.across_log2;
-  p.split_rows = (rows + p.splits - 1) / p.splits;
 
   Acc* partials = nullptr;
   unsigned* counters = nullptr;

@@ -147,6 +147,25 @@ constexpr int column_rows_in_flight = 4;
 //! fold is a function of its own that loads them 8 at a time (fold_splits,
 //! column_splits_in_flight), which keeps the gain without the loss.
 constexpr std::uint64_t column_min_steps = 8;
+//! Columns: most row steps a warp takes under plan_small_columns (one block per column tile, no
+//! row splits, all tiles in one wave; 16 = 4 rounds of column_rows_in_flight). Small inputs are
+//! latency-bound: each row split adds a fence, a counter and a fold of partials to the chain,
+//! and a serial fold per lane costs arg reducers far more than a tree of shuffles. Probe of
+//! 2026-11-25 (H100, f32, every plan of reduce_columns_kernel at 2^10 to 2^24 elements, graph of
+//! 64 calls over 64 input copies, us, main's plan -> plan_small_columns' plan, fastest plan of
+//! the sweep in brackets where faster; CUB in preduce-bench on an H100 in brackets after "CUB"):
+//! columns of 32 at 2^12 / 2^14 / 2^16 / 2^18: plus 2.12 / 2.24 / 2.35 / 2.99 -> 1.98 / 2.04 /
+//! 2.13 / 2.62, argmax 3.88 / 4.22 / 4.44 / 5.11 -> 2.12 / 2.14 / 2.29 / 3.23 (CUB 1.85 / 2.04 /
+//! 4.13 / 14.37); columns of 256 at 2^12 .. 2^20: plus 2.52 / 4.28 / 4.44 / 5.17 / 5.96 -> 2.37 /
+//! 2.45 / 2.60 / 3.06 / 4.26, argmax 4.64 / 7.82 / 8.51 / 9.14 / 9.90 -> 2.70 / 3.06 / 3.17 / 3.60 /
+//! 5.17 [4.86] (CUB 1.76 / 1.99 / 2.40 / 4.09 / 10.80); columns of 4096 (16 steps a warp) at
+//! 2^14 .. 2^22: plus 4.79 / 4.77 / 5.11 / 6.76 / 10.83 -> 3.02 / 3.70 / 5.59 [4.92 with 64 row
+//! splits] / 5.96 / 11.49 [9.61], argmax 8.87 / 8.97 / 9.68 / 13.85 / 20.25 -> 5.31 / 5.79 /
+//! 7.44 / 7.77 / 14.20 [11.06]. Row splits were the fastest plan in 1 of those 44 cases. Wider
+//! than one wave the narrow tiles lose (a block then reads only part of a 32-byte sector of each
+//! row and the sector is fetched again for the next tile): argmax over columns of 32 at 2^20, 1024
+//! tiles of 4 columns, 6.98 against main's 6.12, so main's plan keeps those.
+constexpr std::uint64_t column_small_steps = 16;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
 //! reducers of 4- and 8-byte types; 1 or 2 for binned accumulators). The fold is a function of its
