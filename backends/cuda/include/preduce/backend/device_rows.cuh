@@ -359,7 +359,10 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 //!                                        lanes = 2^ceil(log2(items / staged_row_vectors)), each
 //!                                        lane ceil(items / lanes) vectors; otherwise
 //!                                        reduce_short_rows_kernel, lanes = 2^ceil(log2 items) up
-//!                                        to 32, each lane 2^ceil(log2(items / lanes)) items
+//!                                        to 32, each lane 2^ceil(log2(items / lanes)) items.
+//!                                        Small inputs (all rows in one wave of blocks): lanes
+//!                                        for small_staged_row_vectors (staged) or
+//!                                        small_row_items (short rows) items a lane instead
 //!   rows >= resident warps / 2           aligned rows of group_row_min_bytes or more:
 //!                                        reduce_rows_by_group_kernel, 4 warps a row; else
 //!                                        reduce_row_tiles_kernel with one tile per row (a block
@@ -381,9 +384,21 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
   }
 
   if (items <= std::uint64_t(warp_threads) * row_items_in_flight) {
+    // Lanes per row for `per` items a lane (at most 32 lanes).
+    const auto lanes_for = [&](std::uint64_t per) {
+      const std::uint64_t lanes = (items + per - 1) / per;
+      return ceil_log2(lanes < warp_threads ? lanes : warp_threads);
+    };
+    // Whether the rows, per_block a block, fit one wave of a kernel holding per_sm blocks an SM.
+    const auto one_wave = [&](int per_sm, std::uint64_t per_block) {
+      return (rows + per_block - 1) / per_block <= std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+    };
     if constexpr (stages_rows<Reducer, Source>()) {
       if (aligned) {
-        const unsigned lanes_log2 = ceil_log2((items + staged_row_vectors - 1) / staged_row_vectors);
+        constexpr auto kernel = reduce_staged_rows_kernel<block_threads, Reducer, Source>;
+        unsigned lanes_log2 = lanes_for(staged_row_vectors);
+        const unsigned small_log2 = lanes_for(small_staged_row_vectors);
+        if (one_wave(resident_blocks_per_sm<kernel, block_threads>(), block_threads >> small_log2)) lanes_log2 = small_log2;
         const unsigned per = unsigned((items + (1u << lanes_log2) - 1) >> lanes_log2);
         const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
         reduce_staged_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per, out,
@@ -392,9 +407,20 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
         return;
       }
     }
-    const unsigned lanes_log2 = ceil_log2(items < warp_threads ? items : warp_threads);
-    const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
-    const std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2);
+    unsigned lanes_log2 = lanes_for(1);
+    unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
+    std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2);
+    {
+      const unsigned small_lanes_log2 = lanes_for(small_row_items);
+      const unsigned small_per_log2 = ceil_log2((items + (1u << small_lanes_log2) - 1) >> small_lanes_log2);
+      const std::uint64_t small_per_block = std::uint64_t(block_threads >> small_lanes_log2) * (row_items_in_flight >> small_per_log2);
+      constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source>;
+      if (one_wave(resident_blocks_per_sm<kernel, block_threads>(), small_per_block)) {
+        lanes_log2 = small_lanes_log2;
+        per_log2 = small_per_log2;
+        per_block = small_per_block;
+      }
+    }
     const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, per_block);
     reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per_log2, aligned,
                                                                                  out, out_stride, o.warp);

@@ -56,6 +56,22 @@ constexpr int staged_row_vectors = 8;
 //! (2 blocks per SM).
 constexpr int staged_row_blocks_per_sm = 4;
 
+//! Short rows of a small input (every block of the launch resident in one wave): items a lane
+//! takes, so fewer lanes share a row (small_row_items, reduce_short_rows_kernel) or more do
+//! (small_staged_row_vectors, reduce_staged_rows_kernel) than at full size, where the loads in
+//! flight per thread decide. Probe of 2026-11-25 (H100, f32, aligned rows, graph of 64 calls over
+//! 64 input copies, us, main's shape -> this one): plus over rows of 32 (8 vectors: 8 lanes of 1
+//! -> 2 lanes of 4) at 2^10 / 2^12 / 2^14 / 2^16 / 2^18 / 2^20: 1.96 / 2.02 / 2.07 / 2.15 / 2.69 /
+//! 3.76 -> 1.42 / 1.61 / 1.67 / 1.71 / 2.20 / 3.30; rows of 256 (64 vectors: 32 lanes of 2 -> 16
+//! of 4): 1.59 / 1.65 / 1.71 / 1.88 / 2.28 / 3.34 -> 1.50 / 1.55 / 1.75 / 1.73 / 2.19 / 3.26;
+//! argmax (staged) over rows of 32 (1 lane of 8 -> 4 lanes of 2): 2.08 / 2.09 / 2.32 / 2.55 /
+//! 3.06 / 3.89 -> 1.76 / 1.88 / 1.94 / 1.98 / 2.44 / 3.87; rows of 256 (8 lanes of 8 -> 32 of 2):
+//! 2.34 / 2.36 / 2.66 / 2.85 / 3.34 / 4.16 -> 1.76 / 1.87 / 1.93 / 1.96 / 2.43 / 3.84. Past one
+//! wave main's shapes hold: plus over rows of 32 at 2^24 / 2^26, 2 lanes of 4: 27.25 / 103.39
+//! against 25.29 / 93.61.
+constexpr std::uint64_t small_row_items = 4;
+constexpr std::uint64_t small_staged_row_vectors = 2;
+
 //! Long rows get a warp each when there are at least resident warps / this many rows: half the
 //! warps busy, each with 4 x 16 bytes in flight per lane, still keeps ~64 KiB in flight per SM,
 //! about 3x what Little's law asks of HBM3e (4.4 TB/s x ~0.6 us / 132 SMs ~ 20 KiB). Fewer rows
