@@ -180,7 +180,11 @@ constexpr std::uint64_t column_min_steps = 8;
 //! 7.44 / 7.77 / 14.20 [11.06]. Row splits were the fastest plan in 1 of those 44 cases. Wider
 //! than one wave the narrow tiles lose (a block then reads only part of a 32-byte sector of each
 //! row and the sector is fetched again for the next tile): argmax over columns of 32 at 2^20, 1024
-//! tiles of 4 columns, 6.98 against main's 6.12, so main's plan keeps those.
+//! tiles of 4 columns, 6.98 against main's 6.12, so main's plan keeps those. One case lost:
+//! argmax over 4 columns of 256 rows (2^10), 2.35 -> 3.80, where the one tile's 8 warps combine
+//! through shared memory; keeping idle warps in the tile instead (2 warps a column: 2.56, 1:
+//! 2.41; sums over 32 columns of 32 rows 2.24 -> 2.14) is on branch experiment/column-idle-warps,
+//! not yet through the suite on a GPU.
 constexpr std::uint64_t column_small_steps = 16;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
