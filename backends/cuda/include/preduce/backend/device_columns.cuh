@@ -340,8 +340,7 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   constexpr std::uint64_t C = column_loader<Source>::columns;
   constexpr std::uint64_t block_warps = block_threads / warp_threads;
   constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
-  const int per_sm = resident_blocks_per_sm<kernel, block_threads>();
-  const std::uint64_t wave_blocks = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+  const std::uint64_t wave_blocks = one_wave_blocks<kernel, block_threads>(s.sm_count);
   const std::uint64_t resident_warps = wave_blocks * block_warps;
 
   column_plan p{};

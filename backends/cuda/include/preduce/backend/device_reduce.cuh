@@ -313,6 +313,14 @@ int resident_blocks_per_sm() {
   return blocks;
 }
 
+//! Blocks of `Kernel` (BlockThreads threads) that one wave holds: every SM's resident blocks,
+//! counting one where the occupancy query says none fit.
+template <auto Kernel, int BlockThreads>
+std::uint64_t one_wave_blocks(int sm_count) {
+  const int per_sm = resident_blocks_per_sm<Kernel, BlockThreads>();
+  return std::uint64_t(sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+}
+
 //! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
 //! fallbacks in execution.hpp; an array of one round or less is one block whatever the shape:
 //! reduce_one_block_kernel under warp_algorithm::automatic, else two_pass_partials's kernel);

@@ -389,16 +389,16 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
       const std::uint64_t lanes = (items + per - 1) / per;
       return ceil_log2(lanes < warp_threads ? lanes : warp_threads);
     };
-    // Whether the rows, per_block a block, fit one wave of a kernel holding per_sm blocks an SM.
-    const auto one_wave = [&](int per_sm, std::uint64_t per_block) {
-      return (rows + per_block - 1) / per_block <= std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+    // Whether the rows, per_block a block, fit the wave_blocks of one wave.
+    const auto one_wave = [&](std::uint64_t wave_blocks, std::uint64_t per_block) {
+      return (rows + per_block - 1) / per_block <= wave_blocks;
     };
     if constexpr (stages_rows<Reducer, Source>()) {
       if (aligned) {
         constexpr auto kernel = reduce_staged_rows_kernel<block_threads, Reducer, Source>;
         unsigned lanes_log2 = lanes_for(staged_row_vectors);
         const unsigned small_log2 = lanes_for(small_staged_row_vectors);
-        if (one_wave(resident_blocks_per_sm<kernel, block_threads>(), block_threads >> small_log2)) lanes_log2 = small_log2;
+        if (one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), block_threads >> small_log2)) lanes_log2 = small_log2;
         const unsigned per = unsigned((items + (1u << lanes_log2) - 1) >> lanes_log2);
         const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
         reduce_staged_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per, out,
@@ -407,23 +407,24 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
         return;
       }
     }
-    unsigned lanes_log2 = lanes_for(1);
-    unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
-    std::uint64_t per_block = std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2);
-    {
-      const unsigned small_lanes_log2 = lanes_for(small_row_items);
-      const unsigned small_per_log2 = ceil_log2((items + (1u << small_lanes_log2) - 1) >> small_lanes_log2);
-      const std::uint64_t small_per_block = std::uint64_t(block_threads >> small_lanes_log2) * (row_items_in_flight >> small_per_log2);
-      constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source>;
-      if (one_wave(resident_blocks_per_sm<kernel, block_threads>(), small_per_block)) {
-        lanes_log2 = small_lanes_log2;
-        per_log2 = small_per_log2;
-        per_block = small_per_block;
-      }
-    }
-    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, per_block);
-    reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per_log2, aligned,
-                                                                                 out, out_stride, o.warp);
+    // The short-row kernel's shape for about `per` items a lane: lanes a row, 2^per_log2 items a
+    // lane, rows a block.
+    struct short_shape {
+      unsigned lanes_log2, per_log2;
+      std::uint64_t per_block;
+    };
+    const auto short_shape_for = [&](std::uint64_t per) {
+      const unsigned lanes_log2 = lanes_for(per);
+      const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
+      return short_shape{lanes_log2, per_log2, std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2)};
+    };
+    constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source>;
+    short_shape shape = short_shape_for(1);
+    const short_shape small = short_shape_for(small_row_items);
+    if (one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), small.per_block)) shape = small;
+    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, shape.per_block);
+    reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, shape.lanes_log2, shape.per_log2,
+                                                                                 aligned, out, out_stride, o.warp);
     check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
     return;
   }
