@@ -293,14 +293,46 @@ inline unsigned floor_log2(std::uint64_t x) {
   return k;
 }
 
+//! One block per column tile and no row splits, for inputs whose one-round tiles exceed a wave
+//! (plan_small_columns): of the plans with at most most_tiles tiles (lanes per row 1..32, 1..8
+//! warps across a tile) whose warps take at most column_small_steps row steps, the one with the
+//! fewest steps; ties go to the widest lanes with `widest` (a one-instruction combine), else to
+//! the narrowest (a lane's rows fold serially, which costs arg reducers more than shuffles).
+//! Returns false, leaving p alone, when there is none.
+inline bool plan_half_wave_columns(std::uint64_t rows, std::uint64_t cols, std::uint64_t C, bool widest, std::uint64_t most_tiles,
+                                   column_plan& p) {
+  constexpr unsigned most_across_log2 = 3;  // 8 warps a block
+  const std::uint64_t vectors = (cols + C - 1) / C;
+  const unsigned top_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
+  std::uint64_t fewest = column_small_steps + 1;
+  for (unsigned k = 0; k <= top_log2; ++k) {
+    const unsigned lanes_log2 = widest ? top_log2 - k : k;
+    const std::uint64_t side = warp_threads >> lanes_log2;
+    const std::uint64_t steps = rows > side ? (rows + side - 1) / side : 1;
+    const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
+    for (unsigned across_log2 = 0; across_log2 <= most_across_log2; ++across_log2) {
+      const unsigned groups_log2 = most_across_log2 - across_log2;
+      const std::uint64_t per_warp = (steps + (std::uint64_t(1) << groups_log2) - 1) >> groups_log2;
+      const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
+      if (per_warp < fewest && tiles <= most_tiles) {
+        fewest = per_warp;
+        p = column_plan{lanes_log2, across_log2, tiles, 1, rows};
+      }
+    }
+  }
+  return fewest <= column_small_steps;
+}
+
 //! The plan for a small input (column_small_steps): one block per column tile, no row splits,
 //! and a lane's rows loaded in one round where the shape allows. Lanes per row: with `widest`
 //! (a one-instruction combine) the most, up to 32 and 2^ceil(log2(vectors)), for which a warp
 //! takes at most column_rows_in_flight row steps with at most 8 warps on a column, else 1; without
 //! it 1 (a warp reads 32 rows of C columns, and its lanes' tree of shuffles replaces a serial
-//! fold). Warps on a column: the fewest powers of 2 that give each a round, at most 8 (fewer
-//! when the tile would reach past the columns). Returns false, leaving p alone, when a warp would
-//! take more than column_small_steps row steps or the tiles exceed wave_blocks.
+//! fold). Warps on a column: the fewest powers of 2 that give each a round, at most 8 (a tile
+//! wider than the columns leaves its other warps idle: the combine across warps costs small
+//! inputs more than the idle warps do). Where those tiles exceed wave_blocks:
+//! plan_half_wave_columns' plan. Returns false, leaving p alone, when a warp would take more
+//! than column_small_steps row steps, or neither plan fits.
 inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint64_t C, bool widest,
                                std::uint64_t wave_blocks, column_plan& p) {
   constexpr unsigned most_groups_log2 = 3;  // 8 warps a block
@@ -316,10 +348,9 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
     if (per_warp > column_rows_in_flight && lanes_log2 > 0) continue;  // narrower warps cover more rows
     if (per_warp > column_small_steps) return false;
     const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
-    unsigned across_log2 = most_groups_log2 - groups_log2;
-    while (across_log2 > 0 && (std::uint64_t(1) << across_log2) > warp_columns) --across_log2;
+    const unsigned across_log2 = most_groups_log2 - groups_log2;  // warps past the columns idle
     const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
-    if (tiles > wave_blocks) return false;  // narrower warps only make more
+    if (tiles > wave_blocks) return plan_half_wave_columns(rows, cols, C, widest, wave_blocks / 2, p);  // narrower warps only make more
     p = column_plan{lanes_log2, across_log2, tiles, 1, rows};
     return true;
   }

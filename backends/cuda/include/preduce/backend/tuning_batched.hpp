@@ -181,10 +181,15 @@ constexpr std::uint64_t column_min_steps = 8;
 //! than one wave the narrow tiles lose (a block then reads only part of a 32-byte sector of each
 //! row and the sector is fetched again for the next tile): argmax over columns of 32 at 2^20, 1024
 //! tiles of 4 columns, 6.98 against main's 6.12, so main's plan keeps those. One case lost:
-//! argmax over 4 columns of 256 rows (2^10), 2.35 -> 3.80, where the one tile's 8 warps combine
-//! through shared memory; keeping idle warps in the tile instead (2 warps a column: 2.56, 1:
-//! 2.41; sums over 32 columns of 32 rows 2.24 -> 2.14) is on branch experiment/column-idle-warps,
-//! not yet through the suite on a GPU.
+//! argmax over 4 columns of 256 rows (2^10), 2.35 -> 3.80, where the one tile's 8 warps combined
+//! through shared memory; since 2026-11-25 a tile wider than the columns keeps its other warps
+//! idle instead (probe of that day, H100, same method: 2.56, and 2.41 with one warp a column;
+//! sums over 32 columns of 32 rows 2.24 -> 2.14). Where the one-round tiles exceed a wave,
+//! plan_half_wave_columns (at most half a wave of tiles, the fewest row steps a warp) replaced
+//! the split plan: same probe, us, split plan -> that plan's time in the sweep [fastest]:
+//! argmax over columns of 32 at 2^20 / 2^22 6.09 / 11.24 -> 5.50 / 8.70 [4.99 / 8.70], over
+//! columns of 256 at 2^22 15.37 -> 10.52 [10.02]; sums over columns of 256 at 2^22 10.06 -> 8.00
+//! [7.96], over columns of 32 at 2^22 7.65 -> 7.63.
 constexpr std::uint64_t column_small_steps = 16;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
