@@ -74,6 +74,17 @@ std::vector<segment_layout> layouts() {
   }
   const auto tiny = offsets_of(3, lengths);
   v.push_back({"tiny_and_empty_runs", tiny.back() + 2, tiny});
+  // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
+  // CUDA backend's one-launch kernel for small inputs (2048 and 4096 elements and segment ends
+  // a block), with segments cut across several of its blocks.
+  lengths.clear();
+  for (std::size_t total = 0; total < 120000;) total += lengths.emplace_back(r.below(4001));
+  const auto cut = offsets_of(1, lengths);
+  v.push_back({"cut_across_blocks", cut.back(), cut});
+  lengths.clear();
+  for (std::size_t total = 0; total < 200000;) total += lengths.emplace_back(1500 + r.below(2001));
+  const auto wide = offsets_of(0, lengths);
+  v.push_back({"few_long", wide.back() + 7, wide});
   return v;
 }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: one result per variable segment [offsets[i], offsets[i+1]). Two launches: the
-// offsets are checked on the device, then one merge-path kernel reduces every segment.
+// offsets are checked on the device, then one merge-path kernel reduces every segment. Small
+// inputs (a few thousand segments, about 10^5 elements) take one launch instead, which checks
+// the offsets itself (reduce_segments_small_kernel, at the end of this file): there the time is
+// the chain of dependent round trips, not the bandwidth.
 //
 // Merge path: the input is read as one sequence of items, each segment's elements followed by
 // one item for the segment's end (so an empty segment is one item); an element counts one unit
@@ -116,6 +119,41 @@ __device__ __forceinline__ typename Reducer::acc_type fold_staged_strided(const 
     a = i == j ? fold_element(red, a, x, i) : fold_after_first(red, a, x, i);
   }
   return a;
+}
+
+//! One piece of a segment cut among workers wa .. wb (warps or blocks of one launch, wa < wb),
+//! each holding one piece: wa's at pieces[2 wa + 1] (its carry-out), each later one's at
+//! pieces[2 v] (its carry-in). Stores this worker's piece `a` (lane 0's) at pieces[slot] and
+//! counts its arrival in counters[wa]; the last of the count = wb - wa + 1 to arrive combines
+//! the pieces, lane i taking pieces i, i + 32, ... before a warp_reduce (a fixed order: results
+//! are run_to_run deterministic), writes finalize(result) to *out and zeroes counters[wa].
+//! Requires: all 32 lanes active.
+template <class Reducer>
+__device__ __forceinline__ void join_cut_piece(const Reducer& red, const typename Reducer::acc_type& a, std::uint64_t slot,
+                                               std::uint64_t wa, std::uint64_t wb, typename Reducer::acc_type* pieces,
+                                               unsigned* counters, typename Reducer::result_type* out, warp_algorithm w) {
+  using Acc = typename Reducer::acc_type;
+  const unsigned lane = threadIdx.x % warp_threads;
+  const std::uint64_t count = wb - wa + 1;
+  bool last_arrival = false;
+  if (lane == 0) {
+    store_words(pieces + slot, a);
+    // acq_rel: releases this piece with the count; the last worker acquires every other piece.
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(counters[wa]);
+    last_arrival = arrived.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(count - 1);
+  }
+  if (!__shfl_sync(full_warp_mask, last_arrival, 0)) return;
+  __syncwarp();  // extends lane 0's acquire to the warp; pieces are then read from L2
+  Acc t = red.identity();
+  for (std::uint64_t i = lane; i < count; i += warp_threads) {
+    const std::uint64_t v = wa + i;
+    t = red.combine(t, load_coherent(pieces + 2 * v + (v == wa ? 1 : 0)));
+  }
+  t = warp_reduce(red, t, w);
+  if (lane == 0) {
+    store_result(out, red.finalize(t));
+    counters[wa] = 0;
+  }
 }
 
 //! Requires: blockDim.x == BlockThreads; segments >= 1; check_offsets_kernel enqueued before it
@@ -273,55 +311,236 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
       if (lane == 0) store_result(out + ts * out_stride, red.finalize(a));
       continue;
     }
-    // A cut piece: store it; the segment's last warp to arrive combines all of its pieces.
-    // The warps holding its first element and its end item.
+    // A cut piece: the warps holding the segment's first element and its end item.
     const std::uint64_t wa = (seg_b - base + end_weight * ts) / D, wb = (off(ts + 1) - base + end_weight * ts) / D;
-    const std::uint64_t count = wb - wa + 1;
-    bool last_arrival = false;
-    if (lane == 0) {
-      store_words(pieces + slot, a);
-      // acq_rel: releases this piece with the count; the last warp acquires every other piece.
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(counters[wa]);
-      last_arrival = arrived.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(count - 1);
+    join_cut_piece(red, a, slot, wa, wb, pieces, counters, out + ts * out_stride, w);
+  }
+}
+
+//! A segmented scan's element: `reset` when the value's run began in it (the value then holds
+//! only that run), else the value continues the run of the elements before it.
+template <class Acc>
+struct run_part {
+  bool reset;
+  Acc value;
+};
+
+//! (a then b) under the segmented scan: b alone where b began a run, else a's run extended by b
+//! (every index of a's run below b's).
+template <class Reducer, class Acc>
+__device__ __forceinline__ run_part<Acc> join_runs(const Reducer& red, const run_part<Acc>& a, const run_part<Acc>& b) {
+  return b.reset ? b : run_part<Acc>{a.reset, combine_in_order(red, a.value, b.value)};
+}
+
+//! The small-input path (enqueue_segments decides): one launch with the offset check folded in,
+//! for fewer than small_segment_offsets segments. Requires: blockDim.x == BlockThreads;
+//! 1 <= segments < small_segment_offsets; n + segments < 2^32 - 1 and at most gridDim.x *
+//! BlockThreads * Items; counters[0 .. gridDim.x) zero on entry (zero again on exit); pieces
+//! holds 2 * gridDim.x accumulators.
+//! Check: every block loads all segments + 1 offsets into shared memory (one round trip, the
+//! only one before the elements') and finds the first that breaks the contract, as
+//! check_offsets_kernel would; if there is one, block 0 records it in *status and no block
+//! writes anything. So the whole call is two dependent round trips (offsets, elements) where
+//! the two-launch path has a dozen.
+//! Work: the merge path with unit weight: element e (counted from offsets[0]) of segment s is
+//! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. Block b takes
+//! units [b BU, (b + 1) BU), BU = BlockThreads * Items, and its thread t the Items units from
+//! b BU + t Items: a binary search in shared memory finds the segment of the first, the thread
+//! loads all its elements before folding any, folds them in order (element lifted with its
+//! position in its segment), and writes each segment that begins and ends among its units. A
+//! segment that reaches past a thread's units is joined by a segmented scan over the block's
+//! threads (shuffles, then warp totals through shared memory): the thread holding its end item
+//! combines the scan's prefix with its own part; one that reaches past the block's units is a
+//! cut piece (join_cut_piece; slots as in reduce_segments_kernel, by block).
+//! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
+//! finalize(segment s) (empty segments: the identity). Reads no element outside
+//! [offsets[0], offsets[segments]).
+template <int BlockThreads, int Items, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_segments_small_kernel(Reducer red, Source src, offset_reader off, std::uint64_t n, std::uint64_t segments,
+                                 typename Reducer::acc_type* pieces, unsigned* counters, typename Reducer::result_type* out,
+                                 std::uint64_t out_stride, device_status* status, warp_algorithm w) {
+  using Acc = typename Reducer::acc_type;
+  using E = typename Source::value_type;
+  constexpr unsigned warps = BlockThreads / warp_threads;
+  constexpr std::uint64_t block_units = std::uint64_t(BlockThreads) * Items;
+  static_assert(Items <= 32, "a thread's end items are the bits of one word");
+  __shared__ std::uint32_t at[small_segment_offsets];  // offsets, those past n as n + 1
+  __shared__ unsigned first_bad;
+  __shared__ run_part<Acc> warp_runs[warps];
+  __shared__ Acc block_piece[2];            // the block's carry-in and carry-out pieces
+  __shared__ std::uint64_t piece_segment[2];  // their segments, or `segments` for none
+  const unsigned t = threadIdx.x, lane = t % warp_threads, warp = t / warp_threads;
+
+  // The check: the smallest i at which offset_breaks would hold.
+  if (t == 0) first_bad = ~0u;
+  if (t < 2) piece_segment[t] = segments;
+  for (std::uint64_t i = t; i <= segments; i += BlockThreads) {
+    const std::uint64_t v = off(i);  // a negative offset reads as a value past n
+    at[i] = std::uint32_t(v <= n ? v : n + 1);
+  }
+  __syncthreads();
+  for (std::uint64_t i = t; i <= segments; i += BlockThreads) {
+    if (at[i] > n || (i > 0 && at[i] < at[i - 1])) {
+      atomicMin(&first_bad, unsigned(i));
+      break;  // this thread's later positions are larger
     }
-    if (!__shfl_sync(full_warp_mask, last_arrival, 0)) continue;
-    __syncwarp();  // extends lane 0's acquire to the warp; pieces are then read from L2
-    Acc t = red.identity();
-    for (std::uint64_t i = lane; i < count; i += warp_threads) {
-      const std::uint64_t v = wa + i;
-      t = red.combine(t, load_coherent(pieces + 2 * v + (v == wa ? 1 : 0)));
+  }
+  __syncthreads();
+  if (first_bad != ~0u) {  // block-uniform
+    if (blockIdx.x == 0 && t == 0) {
+      atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
+      atomicMax(&status->position, ~(unsigned long long)first_bad);
     }
-    t = warp_reduce(red, t, w);
-    if (lane == 0) {
-      store_result(out + ts * out_stride, red.finalize(t));
-      counters[wa] = 0;
+    return;
+  }
+
+  const std::uint64_t base = at[0];
+  const std::uint64_t units = at[segments] - base + segments;
+  const auto end_unit = [&](std::uint64_t s) { return at[s + 1] - base + s; };  // segment s's end item
+  const std::uint64_t block_first = blockIdx.x * block_units;
+  if (block_first >= units) return;  // block-uniform: the grid counts n + segments units
+  const std::uint64_t block_last = units - block_first < block_units ? units : block_first + block_units;
+  const std::uint64_t u0 = block_first + t * Items;
+  const std::uint64_t u1 = u0 < block_last ? (block_last - u0 < Items ? block_last : u0 + Items) : u0;
+
+  // The segment of unit u0: the first whose end item is at or after it.
+  std::uint64_t s0 = 0;
+  for (std::uint64_t hi = segments; s0 < hi;) {
+    const std::uint64_t mid = (s0 + hi) / 2;
+    if (end_unit(mid) >= u0) hi = mid;
+    else s0 = mid + 1;
+  }
+  // Every element first (one round trip), and which units are end items.
+  E x[Items];
+  unsigned ends = 0;
+  {
+    std::uint64_t s = s0, e = u1 > u0 ? end_unit(s0) : ~std::uint64_t(0);
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const std::uint64_t u = u0 + k;
+      if (u < u1) {
+        if (u == e) {
+          ends |= 1u << k;
+          ++s;
+          e = s < segments ? end_unit(s) : ~std::uint64_t(0);
+        } else {
+          x[k] = src[base + (u - s)];
+        }
+      }
+    }
+  }
+  // Fold in order; write the segments that begin and end here.
+  const bool carried = u1 > u0 && at[s0] - base + s0 < u0;  // s0 began before this thread's units
+  std::uint64_t s = s0, start = at[s0] - base;  // the current segment and its first element
+  Acc a = red.identity(), head = a;
+  bool head_ends = false;  // s0 was carried in and ends here: joined after the scan
+#pragma unroll
+  for (int k = 0; k < Items; ++k) {
+    const std::uint64_t u = u0 + k;
+    if (u >= u1) break;
+    if (ends >> k & 1u) {
+      if (s == s0 && carried) {
+        head = a;
+        head_ends = true;
+      } else {
+        store_result(out + s * out_stride, red.finalize(a));
+      }
+      start = u - s;  // where the next segment's elements begin
+      ++s;
+      a = red.identity();
+    } else {
+      a = fold_element(red, a, x[k], u - s - start);
+    }
+  }
+  // The run open after this thread's units: segment s, carried through when it is s0.
+  const run_part<Acc> mine{!(s == s0 && carried), a};
+
+  // Segmented scan over the block's threads: inclusive in the warp, then the warps before.
+  run_part<Acc> inc = mine;
+#pragma unroll
+  for (unsigned d = 1; d < warp_threads; d *= 2) {
+    const run_part<Acc> before{bool(__shfl_up_sync(full_warp_mask, inc.reset, d)),
+                               shfl_words(inc.value, [d](unsigned v) { return __shfl_up_sync(full_warp_mask, v, d); })};
+    if (lane >= d) inc = join_runs(red, before, inc);
+  }
+  if (lane == warp_threads - 1) warp_runs[warp] = inc;
+  __syncthreads();
+  run_part<Acc> warps_before{false, red.identity()};
+  for (unsigned v = 0; v < warp; ++v) warps_before = join_runs(red, warps_before, warp_runs[v]);
+  const run_part<Acc> lane_before{bool(__shfl_up_sync(full_warp_mask, inc.reset, 1)),
+                                  shfl_words(inc.value, [](unsigned v) { return __shfl_up_sync(full_warp_mask, v, 1); })};
+  const run_part<Acc> before = lane == 0 ? warps_before : join_runs(red, warps_before, lane_before);
+
+  if (head_ends) {
+    const Acc v = combine_in_order(red, before.value, head);
+    if (before.reset) {
+      store_result(out + s0 * out_stride, red.finalize(v));
+    } else {  // s0 began in an earlier block: this block's carry-in piece
+      block_piece[0] = v;
+      piece_segment[0] = s0;
+    }
+  }
+  // The last thread with units: the run open at the block's end, when it has units here and
+  // goes on into the next block.
+  if (u0 < block_last && u1 == block_last && block_last < units && !(ends >> (u1 - 1 - u0) & 1u)) {
+    const run_part<Acc> through = join_runs(red, before, mine);
+    block_piece[through.reset ? 1 : 0] = through.value;
+    piece_segment[through.reset ? 1 : 0] = s;
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const std::uint64_t ts = piece_segment[k];
+      if (ts == segments) continue;  // warp-uniform
+      join_cut_piece(red, block_piece[k], 2 * std::uint64_t(blockIdx.x) + k, (at[ts] - base + ts) / block_units,
+                     end_unit(ts) / block_units, pieces, counters, out + ts * out_stride, w);
     }
   }
 }
 
-//! Enqueues the offset check, then out[i * out_stride] = reduction of segment i for i <
-//! segments (segments >= 1), unless the check fails: then nothing is written and the queue's
-//! status records the first bad offset for the next synchronizing call.
-//! Shape: the grid is one wave of reduce_segments_kernel (its occupancy), fewer blocks when the
-//! input has under segment_min_items_per_warp items per warp (items <= n + segments on the
-//! host).
+//! Enqueues out[i * out_stride] = reduction of segment i for i < segments (segments >= 1),
+//! unless the offsets break the contract: then nothing is written and the queue's status
+//! records the first bad offset for the next synchronizing call.
+//! Shape: fewer than small_segment_offsets segments whose n + segments items fit
+//! small_segment_blocks blocks of small_segment_items a thread (else of twice as many):
+//! reduce_segments_small_kernel, one launch. Otherwise the offset check, then reduce_segments_kernel, its grid one wave (its
+//! occupancy), fewer blocks when the input has under segment_min_items_per_warp items per warp
+//! (items <= n + segments on the host).
 template <class Reducer, class Source, class Off>
 void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n, const Off* offsets,
                       std::uint64_t segments, typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
   using Acc = typename Reducer::acc_type;
   device_status* status = &s.control->status;
   s.may_have_device_status = true;
+  const std::uint64_t items = n + segments;
+  const offset_reader reader{offsets, sizeof(Off) == 8};
+
+  // The small kernel with `items` units a thread: its launch where the input fits its blocks.
+  const auto small = [&](auto items_per_thread) {
+    constexpr int per = decltype(items_per_thread)::value;
+    constexpr std::uint64_t block_items = std::uint64_t(block_threads) * per;
+    if (items > small_segment_blocks * block_items) return false;
+    constexpr auto kernel = reduce_segments_small_kernel<block_threads, per, Reducer, Source>;
+    const unsigned grid = unsigned((items + block_items - 1) / block_items);
+    Acc* pieces = static_cast<Acc*>(s.scratch(2 * std::uint64_t(grid) * sizeof(Acc)));
+    unsigned* counters = s.zeroed_counters(grid);
+    kernel<<<grid, block_threads, 0, s.stream>>>(red, src, reader, n, segments, pieces, counters, out, out_stride, status, o.warp);
+    check_cuda(cudaGetLastError(), "reduce_segments: launch");
+    return true;
+  };
+  if (segments < small_segment_offsets && (small(std::integral_constant<int, small_segment_items>{}) ||
+                                           small(std::integral_constant<int, 2 * small_segment_items>{})))
+    return;
+
   const unsigned check_grid = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
   portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(offsets, segments, n, status);
   check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
 
-  const std::uint64_t items = n + segments;
-  const offset_reader reader{offsets, sizeof(Off) == 8};
-
   with_loadable(src, [&](const auto& source) {
     constexpr auto kernel = reduce_segments_kernel<block_threads, Reducer, std::decay_t<decltype(source)>>;
-    const int per_sm = resident_blocks_per_sm<kernel, block_threads>();
-    const std::uint64_t wave = std::uint64_t(s.sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+    const std::uint64_t wave = one_wave_blocks<kernel, block_threads>(s.sm_count);
     const std::uint64_t block_items = segment_min_items_per_warp * (block_threads / warp_threads);
     const std::uint64_t wanted = (items + block_items - 1) / block_items;
     const unsigned grid = unsigned(wanted < wave ? wanted : wave);

@@ -41,14 +41,14 @@ __device__ __forceinline__ Acc group_reduce(const Reducer& red, Acc v, unsigned 
 
 //! group_reduce for groups whose lanes hold consecutive runs in lane order (every index of lane
 //! i below every index of lane i + 1): arg reducers then combine without comparing indices
-//! (combine_ordered, about half the instructions of combine); other reducers as group_reduce.
+//! (combine_in_order); other reducers as group_reduce.
 //! The offsets grow (1, 2, 4, ...), so at each step lane i, holding lanes i .. i + d - 1, takes
 //! lanes i + d .. i + 2d - 1: always a later run. (Shrinking offsets would interleave them.)
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc group_reduce_ordered(const Reducer& red, Acc v, unsigned lanes, warp_algorithm w) {
   if constexpr (detail::has_value_reducer<Reducer>::value) {
     if (lanes == warp_threads) return warp_reduce(red, v, w);
-    for (unsigned d = 1; d < lanes; d *= 2) v = red.combine_ordered(v, shfl_down(v, d));
+    for (unsigned d = 1; d < lanes; d *= 2) v = combine_in_order(red, v, shfl_down(v, d));
     return v;
   } else {
     return group_reduce(red, v, lanes, w);

@@ -3,8 +3,10 @@
 // the measurement or the reasoning that chose it. Measured on an H200: row_items_in_flight,
 // staged_row_vectors, staged_row_blocks_per_sm, block_row_min_bytes, column_blocks_per_sm,
 // segment_stage_bytes, segment_lane_elements, segment_stage_skew, segment_skew_starts,
-// segment_end_weight, segment_blocks_per_sm. The others are first choices from reasoning
-// alone, to be swept with preduce-bench --shapes rows,columns,segments (bench/README.md).
+// segment_end_weight, segment_blocks_per_sm; on an H100: small_row_items,
+// small_staged_row_vectors, column_small_steps, the small segments' constants. The others are
+// first choices from reasoning alone, to be swept with preduce-bench --shapes
+// rows,columns,segments (bench/README.md).
 #pragma once
 
 #include <cstdint>
@@ -342,6 +344,27 @@ constexpr int segment_blocks_per_sm = 3;
 constexpr std::uint64_t segment_end_weight = 20;
 //! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
 constexpr std::uint64_t segment_min_items_per_warp = 256;
+//! Segments, small inputs (reduce_segments_small_kernel, one launch that checks the offsets
+//! itself): fewer than small_segment_offsets segments (every block stages all offsets in shared
+//! memory, 4 bytes each: 16 KiB, and checks them all), whose elements plus segment ends fit
+//! small_segment_blocks blocks of small_segment_items units a thread, else of twice as many.
+//! Probe of 2026-11-25 (H100, f32, preduce-bench's heavy-tailed layouts, graph of 64 calls over
+//! 64 input copies, us; the kernel at 4 / 8 / 16 units a thread, the two-launch path, CUB's
+//! DeviceSegmentedReduce), plus: 2^10 (32 segments) 4.19 / 3.44 / 4.41, 8.42, CUB 1.62; 2^12
+//! (100) 5.05 / 5.50 / 6.01, 9.04, 1.97; 2^14 (350) 5.88 / 6.33 / 7.58, 9.59, 1.94; 2^16 (1436)
+//! - / 7.17 / 7.98, 10.13, 3.57; 2^17 (2756) - / - / 8.95, 11.26, 9.46; argmax: 2^10 5.37 / 4.41
+//! / 5.61, 9.62, 1.72; 2^12 6.55 / 6.70 / 7.23, 10.18, 2.15; 2^14 6.88 / 7.30 / 8.52, 10.80,
+//! 2.24; 2^16 - / 8.34 / 9.43, 11.64, 4.78; 2^17 - / - / 10.31, 12.58, 11.69 (at 2^18, 5791
+//! segments, the two-launch path: 11.75 / 12.98 against CUB's 20.03 / 23.51). 8 units keeps 2^10
+//! in one block; 4 was faster by 0.4-0.6 us at 2^12-2^15 and is not instantiated for that (a
+//! third copy of the kernel for every reducer). Where the time goes (same probe, 2^10 in one
+//! block, plus, the kernel cut short after each step): empty launch 0.83, offsets staged and
+//! checked 1.29, the search 1.62, elements loaded 2.38, folded 2.68, the scan 3.13 (argmax 4.00),
+//! whole 3.28 (4.29); at 2^12 (3 blocks) the cut segments' join (join_cut_piece) added 2.0 us
+//! and at 2^16 (33 blocks) 2.4: the lead for closing the rest of the gap to CUB.
+constexpr std::uint64_t small_segment_offsets = 4096;
+constexpr int small_segment_items = 8;
+constexpr std::uint64_t small_segment_blocks = 64;
 
 }  // namespace backend
 }  // namespace preduce
