@@ -121,9 +121,9 @@ __device__ __forceinline__ typename Reducer::acc_type fold_staged_strided(const 
   return a;
 }
 
-//! One piece of a segment cut among workers wa .. wb (warps or blocks of one launch, wa < wb),
-//! each holding one piece: wa's at pieces[2 wa + 1] (its carry-out), each later one's at
-//! pieces[2 v] (its carry-in). Stores this worker's piece `a` (lane 0's) at pieces[slot] and
+//! One piece of a segment cut among warps wa .. wb of reduce_segments_kernel (wa < wb), each
+//! holding one piece: wa's at pieces[2 wa + 1] (its carry-out), each later one's at
+//! pieces[2 v] (its carry-in). Stores this warp's piece `a` (lane 0's) at pieces[slot] and
 //! counts its arrival in counters[wa]; the last of the count = wb - wa + 1 to arrive combines
 //! the pieces, lane i taking pieces i, i + 32, ... before a warp_reduce (a fixed order: results
 //! are run_to_run deterministic), writes finalize(result) to *out and zeroes counters[wa].
@@ -138,7 +138,7 @@ __device__ __forceinline__ void join_cut_piece(const Reducer& red, const typenam
   bool last_arrival = false;
   if (lane == 0) {
     store_words(pieces + slot, a);
-    // acq_rel: releases this piece with the count; the last worker acquires every other piece.
+    // acq_rel: releases this piece with the count; the last warp acquires every other piece.
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> arrived(counters[wa]);
     last_arrival = arrived.fetch_add(1u, cuda::memory_order_acq_rel) == unsigned(count - 1);
   }
@@ -335,79 +335,104 @@ __device__ __forceinline__ run_part<Acc> join_runs(const Reducer& red, const run
 //! The small-input path (enqueue_segments decides): one launch with the offset check folded in,
 //! for fewer than small_segment_offsets segments. Requires: blockDim.x == BlockThreads;
 //! 1 <= segments < small_segment_offsets; n + segments < 2^32 - 1 and at most gridDim.x *
-//! BlockThreads * Items; counters[0 .. gridDim.x) zero on entry (zero again on exit); pieces
-//! holds 2 * gridDim.x accumulators.
+//! BlockThreads * Items; gridDim.x at most the slots' blocks; on entry control->tickets == 0
+//! and every slot is 0 (both hold again on exit); pieces holds gridDim.x accumulators.
 //! Check: every block loads all segments + 1 offsets into shared memory (one round trip, the
 //! only one before the elements') and finds the first that breaks the contract, as
 //! check_offsets_kernel would; if there is one, block 0 records it in *status and no block
-//! writes anything. So the whole call is two dependent round trips (offsets, elements) where
-//! the two-launch path has a dozen.
+//! writes anything. So the whole call is two dependent round trips (offsets, elements), and a
+//! third where a segment is cut between blocks, where the two-launch path has a dozen.
 //! Work: the merge path with unit weight: element e (counted from offsets[0]) of segment s is
-//! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. Block b takes
-//! units [b BU, (b + 1) BU), BU = BlockThreads * Items, and its thread t the Items units from
-//! b BU + t Items: a binary search in shared memory finds the segment of the first, the thread
-//! loads all its elements before folding any, folds them in order (element lifted with its
-//! position in its segment), and writes each segment that begins and ends among its units. A
-//! segment that reaches past a thread's units is joined by a segmented scan over the block's
-//! threads (shuffles, then warp totals through shared memory): the thread holding its end item
-//! combines the scan's prefix with its own part; one that reaches past the block's units is a
-//! cut piece (join_cut_piece; slots as in reduce_segments_kernel, by block).
+//! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. The block with
+//! start ticket b (blocks take tickets as they start, so every block before b in this order has
+//! started) takes units [b BU, (b + 1) BU), BU = BlockThreads * Items, and its thread t the
+//! Items units from b BU + t Items: a binary search in shared memory finds the segment of the
+//! first, the thread loads all its elements before folding any, folds them in order (element
+//! lifted with its position in its segment), and writes each segment that begins and ends among
+//! its units. A segment that reaches past a thread's units is joined by a segmented scan over
+//! the block's threads (shuffles, then warp totals through shared memory): the thread holding
+//! its end item combines the scan's prefix with its own part. One that reaches past the block's
+//! units leaves a piece in the block's slot (publish_partial: no fence), and the block holding
+//! its end item collects the pieces of the blocks before it (collect_partial, which clears the
+//! slots; they have all started, so the wait ends), lane i taking pieces i, i + 32, ... before a
+//! warp_reduce (a fixed order: results are run_to_run deterministic), then adds its own part.
 //! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
 //! finalize(segment s) (empty segments: the identity). Reads no element outside
 //! [offsets[0], offsets[segments]).
 template <int BlockThreads, int Items, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_segments_small_kernel(Reducer red, Source src, offset_reader off, std::uint64_t n, std::uint64_t segments,
-                                 typename Reducer::acc_type* pieces, unsigned* counters, typename Reducer::result_type* out,
-                                 std::uint64_t out_stride, device_status* status, warp_algorithm w) {
+                                 typename Reducer::acc_type* pieces, unsigned long long* slots, control_block* control,
+                                 typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
   constexpr unsigned warps = BlockThreads / warp_threads;
-  constexpr std::uint64_t block_units = std::uint64_t(BlockThreads) * Items;
+  constexpr std::uint32_t block_units = std::uint32_t(BlockThreads) * Items;
+  constexpr int offsets_a_thread = int(small_segment_offsets / BlockThreads);
   static_assert(Items <= 32, "a thread's end items are the bits of one word");
+  static_assert(small_segment_offsets % BlockThreads == 0, "every thread stages the same number of offsets");
   __shared__ std::uint32_t at[small_segment_offsets];  // offsets, those past n as n + 1
-  __shared__ unsigned first_bad;
+  __shared__ unsigned first_bad, ticket;
   __shared__ run_part<Acc> warp_runs[warps];
-  __shared__ Acc block_piece[2];            // the block's carry-in and carry-out pieces
-  __shared__ std::uint64_t piece_segment[2];  // their segments, or `segments` for none
+  __shared__ Acc outgoing, incoming;               // this block's piece of a segment going on past it, and the
+  __shared__ std::uint32_t outgoing_at, incoming_at;  // part of one from earlier blocks ending here: segments, or none
   const unsigned t = threadIdx.x, lane = t % warp_threads, warp = t / warp_threads;
+  const std::uint32_t none = std::uint32_t(segments);
 
-  // The check: the smallest i at which offset_breaks would hold.
-  if (t == 0) first_bad = ~0u;
-  if (t < 2) piece_segment[t] = segments;
-  for (std::uint64_t i = t; i <= segments; i += BlockThreads) {
-    const std::uint64_t v = off(i);  // a negative offset reads as a value past n
-    at[i] = std::uint32_t(v <= n ? v : n + 1);
+  if (t == 0) {
+    ticket = 0;
+    if (gridDim.x > 1) {
+      ticket = atomicAdd(&control->tickets, 1u);
+      if (ticket == gridDim.x - 1) control->tickets = 0;  // every ticket has been taken
+    }
+    first_bad = ~0u;
+    outgoing_at = incoming_at = none;
+  }
+  // The check: the smallest i at which offset_breaks would hold. All of a thread's offsets are
+  // loaded before any is stored (one round trip, not one per offset).
+  {
+    std::uint64_t v[offsets_a_thread];
+#pragma unroll
+    for (int k = 0; k < offsets_a_thread; ++k) {
+      const std::uint64_t i = t + std::uint64_t(k) * BlockThreads;
+      if (i <= segments) v[k] = off(i);  // a negative offset reads as a value past n
+    }
+#pragma unroll
+    for (int k = 0; k < offsets_a_thread; ++k) {
+      const std::uint64_t i = t + std::uint64_t(k) * BlockThreads;
+      if (i <= segments) at[i] = std::uint32_t(v[k] <= n ? v[k] : n + 1);
+    }
   }
   __syncthreads();
-  for (std::uint64_t i = t; i <= segments; i += BlockThreads) {
+  for (std::uint32_t i = t; i <= none; i += BlockThreads) {
     if (at[i] > n || (i > 0 && at[i] < at[i - 1])) {
-      atomicMin(&first_bad, unsigned(i));
+      atomicMin(&first_bad, i);
       break;  // this thread's later positions are larger
     }
   }
   __syncthreads();
   if (first_bad != ~0u) {  // block-uniform
     if (blockIdx.x == 0 && t == 0) {
-      atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
-      atomicMax(&status->position, ~(unsigned long long)first_bad);
+      atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
+      atomicMax(&control->status.position, ~(unsigned long long)first_bad);
     }
     return;
   }
 
-  const std::uint64_t base = at[0];
-  const std::uint64_t units = at[segments] - base + segments;
-  const auto end_unit = [&](std::uint64_t s) { return at[s + 1] - base + s; };  // segment s's end item
-  const std::uint64_t block_first = blockIdx.x * block_units;
+  const std::uint32_t base = at[0];
+  const std::uint32_t units = at[none] - base + none;
+  const auto end_unit = [&](std::uint32_t s) { return at[s + 1] - base + s; };  // segment s's end item
+  const std::uint32_t block = ticket;
+  const std::uint32_t block_first = block * block_units;
   if (block_first >= units) return;  // block-uniform: the grid counts n + segments units
-  const std::uint64_t block_last = units - block_first < block_units ? units : block_first + block_units;
-  const std::uint64_t u0 = block_first + t * Items;
-  const std::uint64_t u1 = u0 < block_last ? (block_last - u0 < Items ? block_last : u0 + Items) : u0;
+  const std::uint32_t block_last = units - block_first < block_units ? units : block_first + block_units;
+  const std::uint32_t u0 = block_first + t * Items;
+  const std::uint32_t u1 = u0 < block_last ? (block_last - u0 < Items ? block_last : u0 + Items) : u0;
 
   // The segment of unit u0: the first whose end item is at or after it.
-  std::uint64_t s0 = 0;
-  for (std::uint64_t hi = segments; s0 < hi;) {
-    const std::uint64_t mid = (s0 + hi) / 2;
+  std::uint32_t s0 = 0;
+  for (std::uint32_t hi = none; s0 < hi;) {
+    const std::uint32_t mid = (s0 + hi) / 2;
     if (end_unit(mid) >= u0) hi = mid;
     else s0 = mid + 1;
   }
@@ -415,29 +440,29 @@ __global__ void __launch_bounds__(BlockThreads)
   E x[Items];
   unsigned ends = 0;
   {
-    std::uint64_t s = s0, e = u1 > u0 ? end_unit(s0) : ~std::uint64_t(0);
+    std::uint32_t s = s0, e = u1 > u0 ? end_unit(s0) : ~0u;
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const std::uint64_t u = u0 + k;
+      const std::uint32_t u = u0 + k;
       if (u < u1) {
         if (u == e) {
           ends |= 1u << k;
           ++s;
-          e = s < segments ? end_unit(s) : ~std::uint64_t(0);
+          e = s < none ? end_unit(s) : ~0u;
         } else {
-          x[k] = src[base + (u - s)];
+          x[k] = src[std::uint64_t(base) + (u - s)];
         }
       }
     }
   }
   // Fold in order; write the segments that begin and end here.
   const bool carried = u1 > u0 && at[s0] - base + s0 < u0;  // s0 began before this thread's units
-  std::uint64_t s = s0, start = at[s0] - base;  // the current segment and its first element
+  std::uint32_t s = s0, start = at[s0] - base;  // the current segment and its first element
   Acc a = red.identity(), head = a;
   bool head_ends = false;  // s0 was carried in and ends here: joined after the scan
 #pragma unroll
   for (int k = 0; k < Items; ++k) {
-    const std::uint64_t u = u0 + k;
+    const std::uint32_t u = u0 + k;
     if (u >= u1) break;
     if (ends >> k & 1u) {
       if (s == s0 && carried) {
@@ -476,28 +501,29 @@ __global__ void __launch_bounds__(BlockThreads)
     const Acc v = combine_in_order(red, before.value, head);
     if (before.reset) {
       store_result(out + s0 * out_stride, red.finalize(v));
-    } else {  // s0 began in an earlier block: this block's carry-in piece
-      block_piece[0] = v;
-      piece_segment[0] = s0;
+    } else {  // s0 began in an earlier block
+      incoming = v;
+      incoming_at = s0;
     }
   }
   // The last thread with units: the run open at the block's end, when it has units here and
   // goes on into the next block.
   if (u0 < block_last && u1 == block_last && block_last < units && !(ends >> (u1 - 1 - u0) & 1u)) {
-    const run_part<Acc> through = join_runs(red, before, mine);
-    block_piece[through.reset ? 1 : 0] = through.value;
-    piece_segment[through.reset ? 1 : 0] = s;
+    outgoing = join_runs(red, before, mine).value;
+    outgoing_at = s;
   }
   __syncthreads();
-  if (warp == 0) {
-#pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      const std::uint64_t ts = piece_segment[k];
-      if (ts == segments) continue;  // warp-uniform
-      join_cut_piece(red, block_piece[k], 2 * std::uint64_t(blockIdx.x) + k, (at[ts] - base + ts) / block_units,
-                     end_unit(ts) / block_units, pieces, counters, out + ts * out_stride, w);
-    }
-  }
+  if (warp != 0) return;
+  // This block's piece first: the blocks after it may be waiting for it.
+  if (outgoing_at != none && lane == 0) publish_partial(outgoing, block, pieces, slots);
+  const std::uint32_t ts = incoming_at;
+  if (ts == none) return;  // warp-uniform
+  const std::uint32_t first_block = (at[ts] - base + ts) / block_units;
+  Acc p = red.identity();
+  for (std::uint32_t v = first_block + lane; v < block; v += warp_threads) p = red.combine(p, collect_partial<Acc>(v, pieces, slots));
+  __syncwarp();  // the lanes' waits end apart: reconverge before the shuffles (reduce_whole_kernel's note)
+  p = warp_reduce(red, p, w);
+  if (lane == 0) store_result(out + ts * out_stride, red.finalize(device_combine(red, p, incoming)));
 }
 
 //! Enqueues out[i * out_stride] = reduction of segment i for i < segments (segments >= 1),
@@ -522,11 +548,12 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     constexpr int per = decltype(items_per_thread)::value;
     constexpr std::uint64_t block_items = std::uint64_t(block_threads) * per;
     if (items > small_segment_blocks * block_items) return false;
-    constexpr auto kernel = reduce_segments_small_kernel<block_threads, per, Reducer, Source>;
     const unsigned grid = unsigned((items + block_items - 1) / block_items);
-    Acc* pieces = static_cast<Acc*>(s.scratch(2 * std::uint64_t(grid) * sizeof(Acc)));
-    unsigned* counters = s.zeroed_counters(grid);
-    kernel<<<grid, block_threads, 0, s.stream>>>(red, src, reader, n, segments, pieces, counters, out, out_stride, status, o.warp);
+    if (grid > s.whole_grid_cap) return false;  // more blocks than the queue has slots
+    Acc* pieces = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
+    reduce_segments_small_kernel<block_threads, per><<<grid, block_threads, 0, s.stream>>>(red, src, reader, n, segments, pieces,
+                                                                                        s.partial_slots, s.control, out, out_stride,
+                                                                                        o.warp);
     check_cuda(cudaGetLastError(), "reduce_segments: launch");
     return true;
   };
