@@ -348,20 +348,24 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! itself): fewer than small_segment_offsets segments (every block stages all offsets in shared
 //! memory, 4 bytes each: 16 KiB, and checks them all), whose elements plus segment ends fit
 //! small_segment_blocks blocks of small_segment_items units a thread, else of twice as many.
-//! Probe of 2026-11-25 (H100, f32, preduce-bench's heavy-tailed layouts, graph of 64 calls over
-//! 64 input copies, us; the kernel at 4 / 8 / 16 units a thread, the two-launch path, CUB's
-//! DeviceSegmentedReduce), plus: 2^10 (32 segments) 4.19 / 3.44 / 4.41, 8.42, CUB 1.62; 2^12
-//! (100) 5.05 / 5.50 / 6.01, 9.04, 1.97; 2^14 (350) 5.88 / 6.33 / 7.58, 9.59, 1.94; 2^16 (1436)
-//! - / 7.17 / 7.98, 10.13, 3.57; 2^17 (2756) - / - / 8.95, 11.26, 9.46; argmax: 2^10 5.37 / 4.41
-//! / 5.61, 9.62, 1.72; 2^12 6.55 / 6.70 / 7.23, 10.18, 2.15; 2^14 6.88 / 7.30 / 8.52, 10.80,
-//! 2.24; 2^16 - / 8.34 / 9.43, 11.64, 4.78; 2^17 - / - / 10.31, 12.58, 11.69 (at 2^18, 5791
-//! segments, the two-launch path: 11.75 / 12.98 against CUB's 20.03 / 23.51). 8 units keeps 2^10
-//! in one block; 4 was faster by 0.4-0.6 us at 2^12-2^15 and is not instantiated for that (a
-//! third copy of the kernel for every reducer). Where the time goes (same probe, 2^10 in one
-//! block, plus, the kernel cut short after each step): empty launch 0.83, offsets staged and
-//! checked 1.29, the search 1.62, elements loaded 2.38, folded 2.68, the scan 3.13 (argmax 4.00),
-//! whole 3.28 (4.29); at 2^12 (3 blocks) the cut segments' join (join_cut_piece) added 2.0 us
-//! and at 2^16 (33 blocks) 2.4: the lead for closing the rest of the gap to CUB.
+//! Probes of 2026-11-25 (H100, f32, preduce-bench's heavy-tailed layouts, graph of 64 calls over
+//! 64 input copies, us). The kernel as first written (segments cut between blocks joined by a
+//! last-arrival counter, offsets stored as each loaded), at 4 / 8 / 16 units a thread, then the
+//! two-launch path and CUB's DeviceSegmentedReduce, plus: 2^10 (32 segments) 4.19 / 3.44 / 4.41,
+//! 8.42, CUB 1.62; 2^12 (100) 5.05 / 5.50 / 6.01, 9.04, 1.97; 2^14 (350) 5.88 / 6.33 / 7.58,
+//! 9.59, 1.94; 2^16 (1436) - / 7.17 / 7.98, 10.13, 3.57; 2^17 (2756) - / - / 8.95, 11.26, 9.46;
+//! argmax 2^10 5.37 / 4.41 / 5.61, 9.62, 1.72; 2^16 - / 8.34 / 9.43, 11.64, 4.78. Cut short
+//! after each step (2^10, one block, plus): empty launch 0.83, offsets staged and checked 1.29,
+//! the search 1.62, elements loaded 2.38, folded 2.68, the scan 3.13 (argmax 4.00), whole 3.28
+//! (4.29); the last-arrival join added 2.0 us at 2^12 (3 blocks) and 2.4 at 2^16 (33), and
+//! staging 1437 offsets cost 1.4 us against 0.5 for 33 (a round trip per offset a thread
+//! stored). As it is now (offsets loaded before any is stored, pieces through the partial slots
+//! with start tickets), the library's choice (8 units a thread, 16 at 2^17) -> 4 units a thread:
+//! plus 2^10 3.61 -> 3.74, 2^11 4.39 -> 3.83, 2^12 4.36 -> 3.87, 2^13 4.45 -> 3.97, 2^14 4.69 ->
+//! 4.26, 2^15 5.04 -> 4.51, 2^16 5.43, 2^17 7.37 (CUB 9.52); argmax 4.33 -> 4.84, 5.47 -> 4.98,
+//! 5.55 -> 5.05, 5.80 -> 5.12, 5.77 -> 5.44, 6.10 -> 5.60, 6.60, 8.59 (CUB 11.86); the two-launch
+//! path 8.39-11.29 / 9.60-12.60, CUB 1.63-3.64 / 1.74-4.79 to 2^16. 4 units a thread (a third
+//! instantiation for every reducer) is the next step, not yet through the suite on a GPU.
 constexpr std::uint64_t small_segment_offsets = 4096;
 constexpr int small_segment_items = 8;
 constexpr std::uint64_t small_segment_blocks = 64;
