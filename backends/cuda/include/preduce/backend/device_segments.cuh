@@ -339,9 +339,9 @@ __device__ __forceinline__ run_part<Acc> join_runs(const Reducer& red, const run
 //! and every slot is 0 (both hold again on exit); pieces holds gridDim.x accumulators.
 //! Check: every block loads all segments + 1 offsets into shared memory (one round trip, the
 //! only one before the elements') and finds the first that breaks the contract, as
-//! check_offsets_kernel would; if there is one, block 0 records it in *status and no block
-//! writes anything. So the whole call is two dependent round trips (offsets, elements), and a
-//! third where a segment is cut between blocks, where the two-launch path has a dozen.
+//! check_offsets_kernel would; if there is one, block 0 records it in control->status and no
+//! block writes anything. So the whole call is two dependent round trips (offsets, elements),
+//! and a third where a segment is cut between blocks, where the two-launch path has a dozen.
 //! Work: the merge path with unit weight: element e (counted from offsets[0]) of segment s is
 //! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. The block with
 //! start ticket b (blocks take tickets as they start, so every block before b in this order has
@@ -374,8 +374,10 @@ __global__ void __launch_bounds__(BlockThreads)
   __shared__ std::uint32_t at[small_segment_offsets];  // offsets, those past n as n + 1
   __shared__ unsigned first_bad, ticket;
   __shared__ run_part<Acc> warp_runs[warps];
-  __shared__ Acc outgoing, incoming;               // this block's piece of a segment going on past it, and the
-  __shared__ std::uint32_t outgoing_at, incoming_at;  // part of one from earlier blocks ending here: segments, or none
+  // This block's piece of a segment that goes on past it, and its part of one that came from
+  // earlier blocks and ends here; the segments they belong to (`none`: there is no such one).
+  __shared__ Acc outgoing, incoming;
+  __shared__ std::uint32_t outgoing_at, incoming_at;
   const unsigned t = threadIdx.x, lane = t % warp_threads, warp = t / warp_threads;
   const std::uint32_t none = std::uint32_t(segments);
 
@@ -520,7 +522,8 @@ __global__ void __launch_bounds__(BlockThreads)
   if (ts == none) return;  // warp-uniform
   const std::uint32_t first_block = (at[ts] - base + ts) / block_units;
   Acc p = red.identity();
-  for (std::uint32_t v = first_block + lane; v < block; v += warp_threads) p = red.combine(p, collect_partial<Acc>(v, pieces, slots));
+  for (std::uint32_t v = first_block + lane; v < block; v += warp_threads)
+    p = red.combine(p, collect_partial<Acc>(v, pieces, slots));
   __syncwarp();  // the lanes' waits end apart: reconverge before the shuffles (reduce_whole_kernel's note)
   p = warp_reduce(red, p, w);
   if (lane == 0) store_result(out + ts * out_stride, red.finalize(device_combine(red, p, incoming)));
@@ -543,7 +546,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   const std::uint64_t items = n + segments;
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
-  // The small kernel with `items` units a thread: its launch where the input fits its blocks.
+  // The small kernel at `per` units a thread: launched where the input fits its blocks.
   const auto small = [&](auto items_per_thread) {
     constexpr int per = decltype(items_per_thread)::value;
     constexpr std::uint64_t block_items = std::uint64_t(block_threads) * per;
@@ -551,9 +554,9 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     const unsigned grid = unsigned((items + block_items - 1) / block_items);
     if (grid > s.whole_grid_cap) return false;  // more blocks than the queue has slots
     Acc* pieces = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
-    reduce_segments_small_kernel<block_threads, per><<<grid, block_threads, 0, s.stream>>>(red, src, reader, n, segments, pieces,
-                                                                                        s.partial_slots, s.control, out, out_stride,
-                                                                                        o.warp);
+    constexpr auto kernel = reduce_segments_small_kernel<block_threads, per, Reducer, Source>;
+    kernel<<<grid, block_threads, 0, s.stream>>>(red, src, reader, n, segments, pieces, s.partial_slots, s.control, out,
+                                                 out_stride, o.warp);
     check_cuda(cudaGetLastError(), "reduce_segments: launch");
     return true;
   };
