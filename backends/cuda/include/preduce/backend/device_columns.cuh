@@ -350,7 +350,8 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
     const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
     const unsigned across_log2 = most_groups_log2 - groups_log2;  // warps past the columns idle
     const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
-    if (tiles > wave_blocks) return plan_half_wave_columns(rows, cols, C, widest, wave_blocks / 2, p);  // narrower warps only make more
+    // Narrower warps only make more tiles.
+    if (tiles > wave_blocks) return plan_half_wave_columns(rows, cols, C, widest, wave_blocks / 2, p);
     p = column_plan{lanes_log2, across_log2, tiles, 1, rows};
     return true;
   }
