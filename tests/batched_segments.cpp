@@ -66,14 +66,17 @@ std::vector<segment_layout> layouts() {
   const auto near_stage = offsets_of(0, lengths);
   v.push_back({"long_among_short", near_stage.back(), near_stage});
   // Segments of 0..3 elements with runs of 40..200 empty ones: more segment ends in a stretch of
-  // input than a warp holds lanes.
-  lengths.clear();
-  while (lengths.size() < 4000) {
-    if (r.below(50) == 0) lengths.insert(lengths.end(), 40 + r.below(161), 0);
-    else lengths.push_back(r.below(4));
+  // input than a warp holds lanes. About 4000 of them (the CUDA backend's one-launch kernel for
+  // small inputs, just under its 4096 segments), then about 6000 (its merge-path kernel).
+  for (const std::size_t count : {std::size_t(4000), std::size_t(6000)}) {
+    lengths.clear();
+    while (lengths.size() < count) {
+      if (r.below(50) == 0) lengths.insert(lengths.end(), 40 + r.below(161), 0);
+      else lengths.push_back(r.below(4));
+    }
+    const auto tiny = offsets_of(3, lengths);
+    v.push_back({count == 4000 ? "tiny_and_empty_runs" : "tiny_and_empty_runs_6000", tiny.back() + 2, tiny});
   }
-  const auto tiny = offsets_of(3, lengths);
-  v.push_back({"tiny_and_empty_runs", tiny.back() + 2, tiny});
   // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
   // CUDA backend's one-launch kernel for small inputs (2048 and 4096 elements and segment ends
   // a block), with segments cut across several of its blocks.
