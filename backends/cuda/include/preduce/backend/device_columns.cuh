@@ -135,7 +135,7 @@ struct column_plan {
 //! 32 / lanes rows per warp step, groups = 8 / across warps per column), folded in that order
 //! with column_rows_in_flight rows loaded before any is folded: whole rounds of them
 //! unpredicated, then one predicated round.
-//! Combines, in a fixed order: the side rows of a warp (strided_reduce), then the warp groups
+//! Combines, in a fixed order: the side rows of a warp (strided_reduce_each), then the warp groups
 //! of the block (group 0 folds groups 1, 2, ... from shared memory), then, with several splits,
 //! the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
 //! t % tile width and a contiguous share of the splits, and the shares are folded in order.
@@ -221,10 +221,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
       if (left > 0) round(left, later);
     }
 
-    if (side > 1) {
-#pragma unroll
-      for (int c = 0; c < C; ++c) a[c] = strided_reduce(red, a[c], lanes, w);
-    }
+    if (side > 1) strided_reduce_each(red, a, lanes, w);
     if (groups > 1) {
 #pragma unroll
       for (int first = 0; first < C; first += XC) {

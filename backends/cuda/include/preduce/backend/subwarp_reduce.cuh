@@ -2,7 +2,7 @@
 // preduce cuda: reductions over parts of a warp: groups of 2..16 consecutive lanes (several
 // short rows or segments per warp), and lanes that share a residue (the rows a warp reads side by
 // side in a column reduction). Both are a shuffle-down tree that stops early; whole-warp cases
-// go to warp_reduce (which may use redux.sync).
+// go to warp_reduce or warp_reduce_each (which may use redux.sync).
 #pragma once
 
 #include "warp_reduce.cuh"
@@ -55,13 +55,19 @@ __device__ __forceinline__ Acc group_reduce_ordered(const Reducer& red, Acc v, u
   }
 }
 
-//! Reduces the lanes that share lane % stride (stride a power of two, 1..32). Requires: all 32
-//! lanes active, each with a valid accumulator. Returns in lane r < stride the combination of
-//! lanes r, r + stride, r + 2*stride, ...
-template <class Reducer, class Acc>
-__device__ __forceinline__ Acc strided_reduce(const Reducer& red, Acc v, unsigned stride, warp_algorithm w) {
-  if (stride == 1) return warp_reduce(red, v, w);
-  return down_tree(red, v, warp_threads / 2, stride, w);
+//! Reduces, for each of a thread's N accumulators, the lanes that share lane % stride (stride a
+//! power of two, 1..32), the N reductions step by step (warp_reduce_each; accumulators of more
+//! than 16 bytes one after another). Requires: all 32 lanes active, each with N valid
+//! accumulators. Returns in lane r < stride, in v[k], the combination of lanes r, r + stride,
+//! r + 2*stride, ... of v[k].
+template <int N, class Reducer, class Acc>
+__device__ __forceinline__ void strided_reduce_each(const Reducer& red, Acc (&v)[N], unsigned stride, warp_algorithm w) {
+  if (stride == 1) return warp_reduce_each(red, v, w);
+  if constexpr (sizeof(Acc) <= 16) {
+    if (stride < warp_threads) return tree_reduce_each(red, v, stride, w);
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = down_tree(red, v[k], warp_threads / 2, stride, w);
 }
 
 }  // namespace backend

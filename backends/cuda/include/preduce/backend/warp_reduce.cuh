@@ -281,14 +281,20 @@ __device__ __forceinline__ Acc warp_reduce_hardware(const Reducer&, Acc v) {
 // row group) 459.0 -> 444.6 us. Groups of fewer lanes (subwarp_reduce.cuh) keep the plain tree:
 // with eight lanes the two dependent trees were slower (rows of 32: 551.6 -> 611.0 us).
 
-//! The arg result of a warp once `first` (every lane) is the least index among the lanes whose
-//! value ties the warp's best, npos when no lane holds an element: the winner lane's own value
-//! (ties compare -0 equal to +0; the result keeps the element's bits) with that index.
-template <class Reducer, class V>
-__device__ __forceinline__ arg<V> arg_of_first(arg<V> a, std::uint64_t first) {
-  const unsigned winners = __ballot_sync(full_warp_mask, a.index != npos && a.index == first);
-  const V value = shfl_from(a.value, winners != 0 ? unsigned(__ffs(int(winners))) - 1 : 0u);
-  return first == npos ? Reducer::identity() : arg<V>{value, first};
+//! The arg results of a warp's N accumulators once first[k] (every lane) is the least index
+//! among the lanes whose a[k] value ties the warp's best, npos when no lane holds an element:
+//! the winner lane's own value (ties compare -0 equal to +0; the result keeps the element's
+//! bits) with that index. The N ballots, then the N shuffles (interleaved: warp_reduce_each).
+template <class Reducer, class V, int N>
+__device__ __forceinline__ void args_of_first(arg<V> (&a)[N], const std::uint64_t (&first)[N]) {
+  unsigned winners[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) winners[k] = __ballot_sync(full_warp_mask, a[k].index != npos && a[k].index == first[k]);
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const V value = shfl_from(a[k].value, winners[k] != 0 ? unsigned(__ffs(int(winners[k]))) - 1 : 0u);
+    a[k] = first[k] == npos ? Reducer::identity() : arg<V>{value, first[k]};
+  }
 }
 
 //! Requires: all 32 lanes active, each holding a valid accumulator;
@@ -306,7 +312,9 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
     const std::uint64_t other = shfl_xor(first, unsigned(d));
     first = other < first ? other : first;
   }
-  return arg_of_first<Reducer>(a, first);
+  arg<V> r[1] = {a};
+  args_of_first<Reducer>(r, {first});
+  return r[0];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,11 +409,30 @@ template <bool Max>
 __device__ __forceinline__ unsigned warp_extreme_word(unsigned x) {
   return Max ? __reduce_max_sync(full_warp_mask, x) : __reduce_min_sync(full_warp_mask, x);
 }
+//! warp_extreme_word of each of N words, the N reductions' redux.sync steps interleaved
+//! (warp_reduce_each): the high words, then the low words among the lanes that hold the
+//! extreme high word.
+template <bool Max, int N>
+__device__ __forceinline__ void warp_extreme_words(unsigned (&x)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) x[k] = warp_extreme_word<Max>(x[k]);
+}
+template <bool Max, int N>
+__device__ __forceinline__ void warp_extreme_words(unsigned long long (&x)[N]) {
+  unsigned hi[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) hi[k] = warp_extreme_word<Max>(unsigned(x[k] >> 32));
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const unsigned lo = warp_extreme_word<Max>(unsigned(x[k] >> 32) == hi[k] ? unsigned(x[k]) : (Max ? 0u : ~0u));
+    x[k] = (static_cast<unsigned long long>(hi[k]) << 32) | lo;
+  }
+}
 template <bool Max>
 __device__ __forceinline__ unsigned long long warp_extreme_word(unsigned long long x) {
-  const unsigned hi = warp_extreme_word<Max>(unsigned(x >> 32));
-  const unsigned lo = warp_extreme_word<Max>(unsigned(x >> 32) == hi ? unsigned(x) : (Max ? 0u : ~0u));
-  return (static_cast<unsigned long long>(hi) << 32) | lo;
+  unsigned long long v[1] = {x};
+  warp_extreme_words<Max>(v);
+  return v[0];
 }
 
 //! Whether redux.sync over ranks serves the extreme reducer X on values V: floats and 64-bit
@@ -430,17 +457,36 @@ __device__ __forceinline__ V warp_reduce_redux(const X& x, V v) {
   else return value_of_rank<X, V>(warp_extreme_word<true>(value_rank<X>(v)));
 }
 
+//! warp_reduce_arg through redux.sync for each of N accumulators, step by step (the N best
+//! ranks, the N first indices, the N winners: warp_reduce_each). Requires: all 32 lanes active,
+//! each holding N valid accumulators; detail::has_value_reducer<Reducer>; sm_80+. Returns the
+//! warp's results in every lane.
+template <class Reducer, class V, int N>
+__device__ __forceinline__ void warp_reduce_arg_hardware_each(arg<V> (&a)[N]) {
+  using U = decltype(arg_rank<Reducer>(a[0].value));
+  using Word = std::conditional_t<sizeof(U) == 8, unsigned long long, unsigned>;
+  Word rank[N], best[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) best[k] = rank[k] = a[k].index != npos ? Word(arg_rank<Reducer>(a[k].value)) : Word(0);
+  warp_extreme_words<true>(best);
+  unsigned long long first[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) first[k] = a[k].index != npos && rank[k] == best[k] ? a[k].index : npos;
+  warp_extreme_words<false>(first);
+  std::uint64_t index[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) index[k] = first[k];
+  args_of_first<Reducer>(a, index);
+}
+
 //! warp_reduce_arg through redux.sync. Requires: all 32 lanes active, each holding a valid
 //! accumulator; detail::has_value_reducer<Reducer>; sm_80+. Returns the warp's result in every
 //! lane.
 template <class Reducer, class V>
 __device__ __forceinline__ arg<V> warp_reduce_arg_hardware(const Reducer&, arg<V> a) {
-  using U = decltype(arg_rank<Reducer>(a.value));
-  const bool held = a.index != npos;
-  const U rank = held ? arg_rank<Reducer>(a.value) : U(0);
-  const U best = warp_extreme_word<true>(rank);
-  const std::uint64_t first = warp_extreme_word<false>(static_cast<unsigned long long>(held && rank == best ? a.index : npos));
-  return arg_of_first<Reducer>(a, first);
+  arg<V> v[1] = {a};
+  warp_reduce_arg_hardware_each<Reducer>(v);
+  return v[0];
 }
 
 //! The warp reduction chosen by `w`, falling back (hardware -> fused -> shuffle) where the
@@ -472,6 +518,70 @@ __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algor
     }
     return warp_reduce_shuffle(red, v);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. several accumulators a thread at once
+// ---------------------------------------------------------------------------------------------
+// A thread that holds N accumulators (a column kernel's lane holds one per column it reads)
+// reduces them step by step: the N shuffles (or redux.sync) of one level, then the next level.
+// Written one reduction after another, the N reductions ran one after another: in a probe of
+// 2026-11-25 (H100, clock64 around a warp's reductions of 4 accumulators in reduce_columns_kernel)
+// four f32 sums over whole warps took 810 cycles, four argmax 1400 cycles, and four sums over
+// 8-lane strides step by step 290.
+
+//! The shuffle tree of down_tree(red, v[k], warp_threads / 2, stop, w) for each k, level by
+//! level (fused where has_fused_shuffle and fuses_steps(w)). Requires: stop a power of two, 1..16;
+//! all 32 lanes active, each holding N valid accumulators. Returns in lane i < stop, in v[k],
+//! the combination of lanes i, i + stop, i + 2 stop, ... of v[k].
+template <int N, class Reducer, class Acc>
+__device__ __forceinline__ void tree_reduce_each(const Reducer& red, Acc (&v)[N], unsigned stop, warp_algorithm w) {
+  if constexpr (has_fused_shuffle<Reducer, Acc>()) {
+    if (fuses_steps(w)) {
+      using W = lane_word_t<Acc>;
+      W x[N];
+#pragma unroll
+      for (int k = 0; k < N; ++k) x[k] = W(v[k]);
+#pragma unroll
+      for (unsigned d = warp_threads / 2; d > 0; d /= 2) {
+        if (d < stop) break;
+#pragma unroll
+        for (int k = 0; k < N; ++k) x[k] = fused_step<Reducer::fused>(x[k], d);
+      }
+#pragma unroll
+      for (int k = 0; k < N; ++k) v[k] = Acc(x[k]);
+      return;
+    }
+  }
+#pragma unroll
+  for (unsigned d = warp_threads / 2; d > 0; d /= 2) {
+    if (d < stop) break;
+    Acc other[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) other[k] = shfl_down(v[k], d);
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = device_combine(red, v[k], other[k]);
+  }
+}
+
+//! warp_reduce(red, v[k], w) for each k, the N reductions step by step where warp_reduce would
+//! take redux.sync over arg ranks or a shuffle tree, for accumulators of at most 16 bytes; the
+//! other redux.sync paths (one or two instructions each) one after another. Requires: all 32 lanes active, each holding N valid
+//! accumulators. Returns the warp's results in lane 0.
+template <int N, class Reducer, class Acc>
+__device__ __forceinline__ void warp_reduce_each(const Reducer& red, Acc (&v)[N], warp_algorithm w) {
+  const bool hardware = w == warp_algorithm::hardware || w == warp_algorithm::automatic;
+  if constexpr (sizeof(Acc) > 16) {
+    // Binned accumulators: N of them and N shuffled copies would not stay in registers.
+  } else if constexpr (detail::has_value_reducer<Reducer>::value) {
+    if (hardware) return warp_reduce_arg_hardware_each<Reducer>(v);
+  } else if constexpr (!has_redux<Reducer, Acc>() && !minmax_parts<Reducer>::value) {
+    return tree_reduce_each(red, v, 1, w);
+  } else if constexpr (has_redux<Reducer, Acc>()) {
+    if (!hardware) return tree_reduce_each(red, v, 1, w);
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = warp_reduce(red, v[k], w);
 }
 
 }  // namespace backend
