@@ -115,6 +115,11 @@ __device__ __noinline__ typename Reducer::acc_type fold_splits(const Reducer& re
   return b;
 }
 
+//! Index arithmetic of reduce_columns_kernel: 32-bit for its Small form (fewer and shorter
+//! dependent instructions before a lane's first load), else 64-bit.
+template <bool Small>
+using column_index = std::conditional_t<Small, std::uint32_t, std::uint64_t>;
+
 //! The shape of one reduce_columns_kernel launch (chosen by enqueue_columns).
 struct column_plan {
   unsigned lanes_log2;     //!< lanes per row: a warp reads 32 >> lanes_log2 rows side by side
@@ -128,7 +133,9 @@ struct column_plan {
 //! else element by element) only when column_loader<Source>::usable; grid-strides over tiles *
 //! splits work items, item i being tile i / splits and split i % splits; when splits > 1,
 //! across_log2 == 0, counters[0 .. tiles) zero on entry (zero again on exit) and partials holds
-//! splits * cols accumulators.
+//! splits * cols accumulators. Small: gridDim.x == tiles, splits == 1, and (rows + 256) * cols
+//! and cols * out_stride below 2^31 (32-bit indices, one tile a block, no split code:
+//! launch_columns).
 //! Work: lane l of warp k owns columns c0 .. c0 + C - 1 of its tile (C = column_loader::columns;
 //! c0 = tile * tile width + ((k % across) * lanes + l % lanes) * C) and, within the split's rows
 //! [r0, r1), rows r0 + (i * groups + k / across) * side + l / lanes for i = 0, 1, ... (side =
@@ -136,16 +143,18 @@ struct column_plan {
 //! with column_rows_in_flight rows loaded before any is folded: whole rounds of them
 //! unpredicated, then one predicated round.
 //! Combines, in a fixed order: the side rows of a warp (strided_reduce_each), then the warp groups
-//! of the block (group 0 folds groups 1, 2, ... from shared memory), then, with several splits,
+//! of the block through shared memory (Small: a tree, group g taking g + half for half =
+//! groups / 2, ..., 1; otherwise group 0 folds groups 1, 2, ... in turn), then, with several splits,
 //! the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
 //! t % tile width and a contiguous share of the splits, and the shares are folded in order.
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the item's
 //! tile (with splits, partials[split * cols + c] first, and out from the tile's last block).
-template <int BlockThreads, class Reducer, class Source, bool Vector>
+template <int BlockThreads, class Reducer, class Source, bool Vector, bool Small>
 __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reducer::acc_type>())
-    reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
+    reduce_columns_kernel(Reducer red, Source src, column_index<Small> rows, column_index<Small> cols, column_plan p,
                           typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
-                          std::uint64_t out_stride, warp_algorithm w) {
+                          column_index<Small> out_stride, warp_algorithm w) {
+  using I = column_index<Small>;
   using CL = column_loader<Source>;
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
@@ -164,28 +173,30 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
   const unsigned across = 1u << p.across_log2, groups = block_warps >> p.across_log2;
   const unsigned cg = warp & (across - 1), rg = warp >> p.across_log2;
   const unsigned vl = lane & (lanes - 1), ro = lane >> p.lanes_log2;
-  const std::uint64_t tile_width = std::uint64_t(across) * lanes * C;
+  const I tile_width = I(across) * lanes * C;
   // Rows from a lane's row to its next: side * groups = 2^(log2(32 / lanes) + log2(8 / across)).
   const unsigned step_log2 = (5 - p.lanes_log2) + (3 - p.across_log2);
-  const std::uint64_t step = std::uint64_t(1) << step_log2;
+  const I step = I(1) << step_log2;
   const bool writer = rg == 0 && lane < lanes;
 
-  for (std::uint64_t item = blockIdx.x; item < p.tiles * p.splits; item += gridDim.x) {  // block-uniform
-    const std::uint64_t tile = p.splits == 1 ? item : item / p.splits, split = item - tile * p.splits;
-    const std::uint64_t c0 = tile * tile_width + (std::uint64_t(cg) * lanes + vl) * C;
-    const std::uint64_t r_begin = split * p.split_rows;
-    const std::uint64_t r_end = r_begin + p.split_rows < rows ? r_begin + p.split_rows : rows;  // <= r_begin: no rows
+  // Small: one split of all the rows, known at compile time.
+  const I splits = Small ? 1 : I(p.splits), split_rows = Small ? rows : I(p.split_rows);
+  for (I item = blockIdx.x; item < I(p.tiles) * splits; item += gridDim.x) {  // block-uniform
+    const I tile = splits == 1 ? item : item / splits, split = item - tile * splits;
+    const I c0 = tile * tile_width + (I(cg) * lanes + vl) * C;
+    const I r_begin = split * split_rows;
+    const I r_end = r_begin + split_rows < rows ? r_begin + split_rows : rows;  // <= r_begin: no rows
     Acc a[C];
 #pragma unroll
     for (int c = 0; c < C; ++c) a[c] = red.identity();
 
     // This lane's rows: r_first, r_first + step, ... below r_end; none when its columns lie past cols.
-    const std::uint64_t r_first = r_begin + std::uint64_t(rg) * side + ro;
-    std::uint64_t left = c0 < cols && r_first < r_end ? (r_end - r_first + step - 1) >> step_log2 : 0;
-    const unsigned valid = cols - c0 < std::uint64_t(C) ? unsigned(cols - c0) : unsigned(C);  // when left > 0
-    const std::uint64_t stride = step * cols;  // elements from one of its rows to the next
-    std::uint64_t at = r_first * cols + c0, r = r_first;
-    const auto load_row = [&](std::uint64_t i, E(&e)[C]) {
+    const I r_first = r_begin + I(rg) * side + ro;
+    I left = c0 < cols && r_first < r_end ? (r_end - r_first + step - 1) >> step_log2 : 0;
+    const unsigned valid = cols - c0 < I(C) ? unsigned(cols - c0) : unsigned(C);  // when left > 0
+    const I stride = step * cols;  // elements from one of its rows to the next
+    I at = r_first * cols + c0, r = r_first;
+    const auto load_row = [&](I i, E(&e)[C]) {
       if constexpr (Vector) {
         CL::load(src, i, e);
       } else {
@@ -195,7 +206,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
       }
     };
     // One round: rows_here (<= U) rows loaded, then folded in order with fold.
-    const auto round = [&](std::uint64_t rows_here, auto fold) {
+    const auto round = [&](I rows_here, auto fold) {
       E e[U][C];
 #pragma unroll
       for (int u = 0; u < U; ++u)
@@ -213,10 +224,10 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
     if (left > 0) {
       // The first round folds with fold_element; after it every accumulator holds an element,
       // and the later rounds, whole ones unpredicated, fold with fold_after_first.
-      const std::uint64_t here = left < U ? left : U;
-      round(here, [&](const Acc& x, const E& v, std::uint64_t i) { return fold_element(red, x, v, i); });
+      const I here = left < U ? left : U;
+      round(here, [&](const Acc& x, const E& v, I i) { return fold_element(red, x, v, i); });
       left -= here;
-      const auto later = [&](const Acc& x, const E& v, std::uint64_t i) { return fold_after_first(red, x, v, i); };
+      const auto later = [&](const Acc& x, const E& v, I i) { return fold_after_first(red, x, v, i); };
       for (; left >= U; left -= U) round(U, later);
       if (left > 0) round(left, later);
     }
@@ -225,22 +236,47 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
     if (groups > 1) {
 #pragma unroll
       for (int first = 0; first < C; first += XC) {
-        if (first > 0) __syncthreads();  // the writers have read the previous columns
-        if (rg > 0 && lane < lanes) {
+        if (first > 0) __syncthreads();  // the previous columns' exchange has been read
+        if constexpr (Small) {
+          // A tree over the groups: at each level the upper half of the groups still holding
+          // partials passes them to the lower half (group g takes g + half). A level writes
+          // only slots that no earlier level of these columns read. Against group 0 folding
+          // the others in turn, H100 probes of 2026-11-25 (two machines, graph of 64 calls, us,
+          // f32, 8 groups): argmax over columns of 4096 at 2^14 / 2^16 / 2^18 / 2^20 4.71 /
+          // 5.40 / 6.91 / 7.21 -> 3.92 / 4.36 / 5.99 / 6.36, sums 2.39 / 3.33 / 4.96 / 5.18 ->
+          // 2.36 / 3.05 / 4.81 / 5.07; sums over columns of 256 at 2^12 1.75 -> 1.68.
 #pragma unroll
-          for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
-        }
-        __syncthreads();
-        if (writer) {
-          for (unsigned g = 1; g < groups; ++g) {
+          for (unsigned half = block_warps / 2; half > 0; half /= 2) {
+            if (half >= groups) continue;  // block-uniform
+            if (rg >= half && rg < 2 * half && lane < lanes) {
 #pragma unroll
-            for (int c = 0; c < XC; ++c) a[first + c] = red.combine(a[first + c], exchange[g * across + cg][lane][c]);
+              for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
+            }
+            __syncthreads();
+            if (rg < half && lane < lanes) {
+#pragma unroll
+              for (int c = 0; c < XC; ++c) a[first + c] = device_combine(red, a[first + c], exchange[(rg + half) * across + cg][lane][c]);
+            }
+          }
+        } else {
+          // Group 0 folds groups 1, 2, ... in turn (a tree's extra barriers and live values made
+          // this 64-register form spill: ptxas, f32 argmax, 32 -> 104 bytes of stack).
+          if (rg > 0 && lane < lanes) {
+#pragma unroll
+            for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
+          }
+          __syncthreads();
+          if (writer) {
+            for (unsigned g = 1; g < groups; ++g) {
+#pragma unroll
+              for (int c = 0; c < XC; ++c) a[first + c] = red.combine(a[first + c], exchange[g * across + cg][lane][c]);
+            }
           }
         }
       }
     }
 
-    if (p.splits == 1) {
+    if (splits == 1) {
       if (writer) {
 #pragma unroll
         for (int c = 0; c < C; ++c)
@@ -256,17 +292,17 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
       __syncthreads();  // every writer's partials are released before thread 0 counts the block
       if (threadIdx.x == 0) {
         cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(counters[tile]);
-        is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == p.splits - 1;
+        is_last = done.fetch_add(1u, cuda::memory_order_acq_rel) == splits - 1;
       }
       __syncthreads();  // extends thread 0's acquire to the block
       if (is_last) {
         // tile_width (<= 32 * 4) divides BlockThreads: `shares` threads per column.
         const unsigned width = unsigned(tile_width), shares = BlockThreads / width;
         const unsigned k = threadIdx.x % width, h = threadIdx.x / width;
-        const std::uint64_t col = tile * tile_width + k;
+        const I col = tile * tile_width + k;
         Acc b = red.identity();
         if (col < cols) {
-          const std::uint64_t lo = h * p.splits / shares, hi = (h + 1) * p.splits / shares;
+          const I lo = h * splits / shares, hi = (h + 1) * splits / shares;
           b = fold_splits(red, partials + lo * cols + col, cols, hi - lo);
         }
         Acc* stage = &exchange[0][0][0];  // block_warps * 32 * XC >= BlockThreads slots
@@ -279,6 +315,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
         if (threadIdx.x == 0) counters[tile] = 0;
       }
     }
+    if constexpr (Small) return;  // one tile a block: there is no next item
     __syncthreads();  // exchange and is_last are reused by the block's next item
   }
 }
@@ -361,20 +398,39 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
 //! k = warps per warp column = the kernel's resident warps (its occupancy, one wave) / warp
 //! columns, at least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps
 //! per column tile and k / 8 row splits; k < 8: 8 / 2^floor(log2 k) warp columns per block,
-//! one split.
+//! one split. A plan_small_columns plan over 16-byte loads (Vector) whose indices fit 31 bits
+//! takes the kernel's Small form. H100 probe of 2026-11-25 (f32, the small plans, graph of 64
+//! calls, us, this kernel -> a copy of it with one tile a block and no split code -> that with
+//! 32-bit indices): sums over columns of 32 at 2^10 / 2^16 2.11 / 2.15 -> 1.81 / 1.88 -> 1.73 /
+//! 1.80, over columns of 256 at 2^10 / 2^16 2.20 / 2.61 -> 1.90 / 2.37 -> 1.76 / 2.28, over
+//! columns of 4096 at 2^14 / 2^20 3.03 / 5.94 -> 2.85 / 5.70 -> 2.67 / 5.62; argmax over
+//! columns of 32 at 2^10 / 2^16 2.04 / 2.25 -> 1.69 / 1.90 -> 1.60 / 1.80, over columns of 256
+//! at 2^10 / 2^16 2.53 / 3.16 -> 2.19 / 2.82 -> 1.99 / 2.61, over columns of 4096 at 2^14 /
+//! 2^20 5.34 / 7.79 -> 5.18 / 8.48 -> 4.70 / 7.34 (an empty kernel: 0.82). Only the aligned
+//! instantiation has the Small form (compile time: the element-by-element one is for odd
+//! shapes).
 template <bool Vector, class Reducer, class Source>
 void launch_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
                     typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
   using Acc = typename Reducer::acc_type;
   constexpr std::uint64_t C = column_loader<Source>::columns;
   constexpr std::uint64_t block_warps = block_threads / warp_threads;
-  constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
+  constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector, false>;
   const std::uint64_t wave_blocks = one_wave_blocks<kernel, block_threads>(s.sm_count);
   const std::uint64_t resident_warps = wave_blocks * block_warps;
 
   column_plan p{};
-  if (sizeof(Acc) > 16 ||
-      !plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), wave_blocks, p)) {
+  const bool small = sizeof(Acc) <= 16 && plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), wave_blocks, p);
+  if constexpr (Vector && sizeof(Acc) <= 16) {
+    const std::uint64_t most = (std::uint64_t(1) << 31) / cols;  // (rows + 256) * cols, cols * out_stride below 2^31
+    if (small && rows + 256 < most && out_stride < most) {
+      reduce_columns_kernel<block_threads, Reducer, Source, Vector, true><<<unsigned(p.tiles), block_threads, 0, s.stream>>>(
+          red, src, std::uint32_t(rows), std::uint32_t(cols), p, nullptr, nullptr, out, std::uint32_t(out_stride), o.warp);
+      check_cuda(cudaGetLastError(), "reduce_columns: launch");
+      return;
+    }
+  }
+  if (!small) {
     const std::uint64_t vectors = (cols + C - 1) / C;
     p.lanes_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
     const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2, side = warp_threads / lanes;
