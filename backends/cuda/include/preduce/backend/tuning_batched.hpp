@@ -191,7 +191,8 @@ constexpr std::uint64_t column_min_steps = 8;
 //! the split plan: same probe, us, split plan -> that plan's time in the sweep [fastest]:
 //! argmax over columns of 32 at 2^20 / 2^22 6.09 / 11.24 -> 5.50 / 8.70 [4.99 / 8.70], over
 //! columns of 256 at 2^22 15.37 -> 10.52 [10.02]; sums over columns of 256 at 2^22 10.06 -> 8.00
-//! [7.96], over columns of 32 at 2^22 7.65 -> 7.63.
+//! [7.96], over columns of 32 at 2^22 7.65 -> 7.63. These figures are of the 64-bit kernel; since
+//! git c5cc9b7 the plans run in its Small form (launch_columns, with the figures of that change).
 constexpr std::uint64_t column_small_steps = 16;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
