@@ -332,6 +332,13 @@ __device__ __forceinline__ run_part<Acc> join_runs(const Reducer& red, const run
   return b.reset ? b : run_part<Acc>{a.reset, combine_in_order(red, a.value, b.value)};
 }
 
+//! __shfl_up_sync for a run_part: lane (lane - d)'s, or the caller's own where lane < d.
+template <class Acc>
+__device__ __forceinline__ run_part<Acc> shfl_up_run(const run_part<Acc>& r, unsigned d) {
+  return {bool(__shfl_up_sync(full_warp_mask, r.reset, d)),
+          shfl_words(r.value, [d](unsigned v) { return __shfl_up_sync(full_warp_mask, v, d); })};
+}
+
 //! The small-input path (enqueue_segments decides): one launch with the offset check folded in,
 //! for fewer than small_segment_offsets segments. Requires: blockDim.x == BlockThreads;
 //! 1 <= segments < small_segment_offsets; n + segments < 2^32 - 1 and at most gridDim.x *
@@ -350,12 +357,13 @@ __device__ __forceinline__ run_part<Acc> join_runs(const Reducer& red, const run
 //! first, the thread loads all its elements before folding any, folds them in order (element
 //! lifted with its position in its segment), and writes each segment that begins and ends among
 //! its units. A segment that reaches past a thread's units is joined by a segmented scan over
-//! the block's threads (shuffles, then warp totals through shared memory): the thread holding
-//! its end item combines the scan's prefix with its own part. One that reaches past the block's
-//! units leaves a piece in the block's slot (publish_partial: no fence), and the block holding
-//! its end item collects the pieces of the blocks before it (collect_partial, which clears the
-//! slots; they have all started, so the wait ends), lane i taking pieces i, i + 32, ... before a
-//! warp_reduce (a fixed order: results are run_to_run deterministic), then adds its own part.
+//! the block's threads (shuffles; then the warp totals, through shared memory, by the same scan
+//! over lanes): the thread holding its end item combines the scan's prefix with its own part.
+//! One that reaches past the block's units leaves a piece in the block's slot (publish_partial:
+//! no fence), and the block holding its end item collects the pieces of the blocks before it
+//! (collect_partial, which clears the slots; they have all started, so the wait ends), lane i
+//! taking pieces i, i + 32, ... before a warp_reduce (a fixed order: results are run_to_run
+//! deterministic), then adds its own part.
 //! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
 //! finalize(segment s) (empty segments: the identity). Reads no element outside
 //! [offsets[0], offsets[segments]).
@@ -431,31 +439,27 @@ __global__ void __launch_bounds__(BlockThreads)
   const std::uint32_t u0 = block_first + t * Items;
   const std::uint32_t u1 = u0 < block_last ? (block_last - u0 < Items ? block_last : u0 + Items) : u0;
 
-  // The segment of unit u0: the first whose end item is at or after it.
+  // The segment of unit u0: the first whose end item is at or after it, i.e. the number of
+  // segments that end before it (end items increase with the segment). The same steps in every
+  // thread (no divergence): halving powers of two from the largest not above `none`.
   std::uint32_t s0 = 0;
-  for (std::uint32_t hi = none; s0 < hi;) {
-    const std::uint32_t mid = (s0 + hi) / 2;
-    if (end_unit(mid) >= u0) hi = mid;
-    else s0 = mid + 1;
-  }
-  // Every element first (one round trip), and which units are end items.
-  E x[Items];
+  for (std::uint32_t step = 1u << (31 - __clz(int(none))); step > 0; step >>= 1)
+    if (s0 + step <= none && end_unit(s0 + step - 1) < u0) s0 += step;
+  // Which units are end items (those of segments s0, s0 + 1, ...: at most Items of them, read
+  // from shared memory together), then every element (one round trip): unit u0 + k is element
+  // u0 + k - s0 - (ends before it).
   unsigned ends = 0;
-  {
-    std::uint32_t s = s0, e = u1 > u0 ? end_unit(s0) : ~0u;
 #pragma unroll
-    for (int k = 0; k < Items; ++k) {
-      const std::uint32_t u = u0 + k;
-      if (u < u1) {
-        if (u == e) {
-          ends |= 1u << k;
-          ++s;
-          e = s < none ? end_unit(s) : ~0u;
-        } else {
-          x[k] = src[std::uint64_t(base) + (u - s)];
-        }
-      }
-    }
+  for (int j = 0; j < Items; ++j) {
+    const std::uint32_t e = s0 + j < none ? end_unit(s0 + j) : ~0u;
+    if (e < u1) ends |= 1u << (e - u0);  // e >= u0: s0's end item is at or after u0
+  }
+  E x[Items];
+#pragma unroll
+  for (int k = 0; k < Items; ++k) {
+    const std::uint32_t u = u0 + k;
+    const std::uint32_t ends_before = unsigned(__popc(ends & ((1u << k) - 1u)));
+    if (u < u1 && !(ends >> k & 1u)) x[k] = src[std::uint64_t(base) + (u - s0 - ends_before)];
   }
   // Fold in order; write the segments that begin and end here.
   const bool carried = u1 > u0 && at[s0] - base + s0 < u0;  // s0 began before this thread's units
@@ -487,16 +491,24 @@ __global__ void __launch_bounds__(BlockThreads)
   run_part<Acc> inc = mine;
 #pragma unroll
   for (unsigned d = 1; d < warp_threads; d *= 2) {
-    const run_part<Acc> before{bool(__shfl_up_sync(full_warp_mask, inc.reset, d)),
-                               shfl_words(inc.value, [d](unsigned v) { return __shfl_up_sync(full_warp_mask, v, d); })};
+    const run_part<Acc> before = shfl_up_run(inc, d);
     if (lane >= d) inc = join_runs(red, before, inc);
   }
   if (lane == warp_threads - 1) warp_runs[warp] = inc;
   __syncthreads();
-  run_part<Acc> warps_before{false, red.identity()};
-  for (unsigned v = 0; v < warp; ++v) warps_before = join_runs(red, warps_before, warp_runs[v]);
-  const run_part<Acc> lane_before{bool(__shfl_up_sync(full_warp_mask, inc.reset, 1)),
-                                  shfl_words(inc.value, [](unsigned v) { return __shfl_up_sync(full_warp_mask, v, 1); })};
+  // The warps before this one, joined by the same scan over lanes 0 .. warp - 1 (lane v holding
+  // warp v's run; {false, identity} joins as nothing), read from lane warp - 1.
+  run_part<Acc> runs{false, red.identity()};
+  if (lane < warp) runs = warp_runs[lane];
+#pragma unroll
+  for (unsigned d = 1; d < warps; d *= 2) {
+    const run_part<Acc> before = shfl_up_run(runs, d);
+    if (lane >= d) runs = join_runs(red, before, runs);
+  }
+  const run_part<Acc> from_last{bool(__shfl_sync(full_warp_mask, runs.reset, warp == 0 ? 0u : warp - 1)),
+                                 shfl_from(runs.value, warp == 0 ? 0u : warp - 1)};
+  const run_part<Acc> warps_before = warp == 0 ? run_part<Acc>{false, red.identity()} : from_last;
+  const run_part<Acc> lane_before = shfl_up_run(inc, 1);
   const run_part<Acc> before = lane == 0 ? warps_before : join_runs(red, warps_before, lane_before);
 
   if (head_ends) {
@@ -508,6 +520,9 @@ __global__ void __launch_bounds__(BlockThreads)
       incoming_at = s0;
     }
   }
+  // One block: every segment began and ended in it (before.reset above), so no piece goes
+  // out or comes in, and the block need not wait for its threads.
+  if (gridDim.x == 1) return;  // block-uniform
   // The last thread with units: the run open at the block's end, when it has units here and
   // goes on into the next block.
   if (u0 < block_last && u1 == block_last && block_last < units && !(ends >> (u1 - 1 - u0) & 1u)) {

@@ -367,6 +367,17 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! 5.55 -> 5.05, 5.80 -> 5.12, 5.77 -> 5.44, 6.10 -> 5.60, 6.60, 8.59 (CUB 11.86); the two-launch
 //! path 8.39-11.29 / 9.60-12.60, CUB 1.63-3.64 / 1.74-4.79 to 2^16. 4 units a thread (a third
 //! instantiation for every reducer) is the next step, not yet through the suite on a GPU.
+//! clock64 stamps through a copy of the kernel (H200, 2^10, one block, plus, cycles from the
+//! first stamp): offsets staged 1350, checked 610, the search 830, the element loads issued 1085,
+//! folded 880, the scan in the warp 455, across the warps 565, the last barrier 765. Since then
+//! the search takes the same halving steps in every thread, a thread reads its segments' end
+//! items together before issuing its loads (no shared-memory read between them), the warp totals
+//! are scanned by shuffles, and one block skips the last barrier. The probe above, both builds in
+//! one call on an H200, us, old -> new: plus 2^10 3.36 -> 3.19, 2^12 4.08 -> 4.09, 2^14 4.42 ->
+//! 4.27, 2^16 5.24 -> 4.94; argmax 4.06 -> 4.07, 5.29 -> 5.25, 5.56 -> 5.43, 6.35 -> 6.11 (CUB
+//! 1.37-3.02 / 1.48-3.94), while the untouched two-launch path ran 3-5% slower in the new build's
+//! run (7.64 -> 7.99 us at 2^10, 9.26 -> 9.61 at 2^16): less of the kernel's saved cycles reach
+//! the launch's time than the stamps promise, as with the column kernel's argmax.
 constexpr std::uint64_t small_segment_offsets = 4096;
 constexpr int small_segment_items = 8;
 constexpr std::uint64_t small_segment_blocks = 64;
