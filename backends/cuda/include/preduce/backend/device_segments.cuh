@@ -345,15 +345,15 @@ __device__ __forceinline__ run_part<Acc> shfl_up_run(const run_part<Acc>& r, uns
 //! BlockThreads * Items; gridDim.x at most the slots' blocks; on entry control->tickets == 0
 //! and every slot is 0 (both hold again on exit); pieces holds gridDim.x accumulators.
 //! Check: every block loads all segments + 1 offsets into shared memory (one round trip, the
-//! only one before the elements') and finds the first that breaks the contract, as
-//! check_offsets_kernel would; if there is one, block 0 records it in control->status and no
-//! block writes anything. So the whole call is two dependent round trips (offsets, elements),
+//! only one before the elements', each offset read with the one before it) and finds the first
+//! that breaks the contract, as check_offsets_kernel would; if there is one, block 0 records it
+//! in control->status and no block writes anything. So the whole call is two dependent round trips (offsets, elements),
 //! and a third where a segment is cut between blocks, where the two-launch path has a dozen.
 //! Work: the merge path with unit weight: element e (counted from offsets[0]) of segment s is
 //! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. The block with
 //! start ticket b (blocks take tickets as they start, so every block before b in this order has
 //! started) takes units [b BU, (b + 1) BU), BU = BlockThreads * Items, and its thread t the
-//! Items units from b BU + t Items: a binary search in shared memory finds the segment of the
+//! Items units from b BU + t Items: a radix-4 search in shared memory finds the segment of the
 //! first, the thread loads all its elements before folding any, folds them in order (element
 //! lifted with its position in its segment), and writes each segment that begins and ends among
 //! its units. A segment that reaches past a thread's units is joined by a segmented scan over
@@ -398,30 +398,41 @@ __global__ void __launch_bounds__(BlockThreads)
     first_bad = ~0u;
     outgoing_at = incoming_at = none;
   }
-  // The check: the smallest i at which offset_breaks would hold. All of a thread's offsets are
-  // loaded before any is stored (one round trip, not one per offset).
-  {
-    std::uint64_t v[offsets_a_thread];
+  // The check, folded into the staging: a thread loads each of its offsets with the one before
+  // it (the same round trip) and notes the first i at which offset_breaks would hold; one barrier
+  // then both publishes the staged offsets and tells whether any thread found one. All of a
+  // thread's offsets are loaded before any is stored, in as few slots as the count needs: every
+  // slot costs each thread its predicated loads and store, issued or not.
+  std::uint32_t bad = ~0u;
+  const auto stage = [&](auto slots) {
+    constexpr int k_slots = decltype(slots)::value;
+    std::uint64_t v[k_slots], before[k_slots];
 #pragma unroll
-    for (int k = 0; k < offsets_a_thread; ++k) {
-      const std::uint64_t i = t + std::uint64_t(k) * BlockThreads;
-      if (i <= segments) v[k] = off(i);  // a negative offset reads as a value past n
+    for (int k = 0; k < k_slots; ++k) {
+      const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
+      if (i <= none) {
+        v[k] = off(i);  // a negative offset reads as a value past n
+        before[k] = i > 0 ? off(i - 1) : 0;
+      }
     }
 #pragma unroll
-    for (int k = 0; k < offsets_a_thread; ++k) {
-      const std::uint64_t i = t + std::uint64_t(k) * BlockThreads;
-      if (i <= segments) at[i] = std::uint32_t(v[k] <= n ? v[k] : n + 1);
+    for (int k = 0; k < k_slots; ++k) {
+      const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
+      if (i <= none) {
+        at[i] = std::uint32_t(v[k] <= n ? v[k] : n + 1);
+        if (bad == ~0u && (v[k] > n || v[k] < before[k])) bad = i;  // a thread's i increase with k
+      }
     }
-  }
-  __syncthreads();
-  for (std::uint32_t i = t; i <= none; i += BlockThreads) {
-    if (at[i] > n || (i > 0 && at[i] < at[i - 1])) {
-      atomicMin(&first_bad, i);
-      break;  // this thread's later positions are larger
-    }
-  }
-  __syncthreads();
-  if (first_bad != ~0u) {  // block-uniform
+  };
+  if (none < BlockThreads)
+    stage(std::integral_constant<int, 1>{});
+  else if (none < 4 * BlockThreads)
+    stage(std::integral_constant<int, 4>{});
+  else
+    stage(std::integral_constant<int, offsets_a_thread>{});
+  if (__syncthreads_or(bad != ~0u)) {  // block-uniform
+    atomicMin(&first_bad, bad);
+    __syncthreads();
     if (blockIdx.x == 0 && t == 0) {
       atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
       atomicMax(&control->status.position, ~(unsigned long long)first_bad);
@@ -441,10 +452,18 @@ __global__ void __launch_bounds__(BlockThreads)
 
   // The segment of unit u0: the first whose end item is at or after it, i.e. the number of
   // segments that end before it (end items increase with the segment). The same steps in every
-  // thread (no divergence): halving powers of two from the largest not above `none`.
+  // thread (no divergence): quartering powers of four from the largest not above `none`, three
+  // independent shared-memory reads a step (half the dependent steps of a binary search).
   std::uint32_t s0 = 0;
-  for (std::uint32_t step = 1u << (31 - __clz(int(none))); step > 0; step >>= 1)
-    if (s0 + step <= none && end_unit(s0 + step - 1) < u0) s0 += step;
+  for (std::uint32_t q = 1u << ((31 - __clz(int(none))) & ~1); q > 0; q >>= 2) {
+    // Segments s0 + q - 1, s0 + 2q - 1 and s0 + 3q - 1 probed together (the answer lies in
+    // [s0, s0 + 4q)); those that end before u0 are a prefix of the three.
+    std::uint32_t below = 0;
+#pragma unroll
+    for (std::uint32_t j = 1; j <= 3; ++j)
+      if (s0 + j * q <= none && end_unit(s0 + j * q - 1) < u0) ++below;
+    s0 += below * q;
+  }
   // Which units are end items (those of segments s0, s0 + 1, ...: at most Items of them, read
   // from shared memory together), then every element (one round trip): unit u0 + k is element
   // u0 + k - s0 - (ends before it).
