@@ -79,7 +79,8 @@ std::vector<segment_layout> layouts() {
   }
   // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
   // CUDA backend's one-launch kernel for small inputs (2048 and 4096 elements and segment ends
-  // a block), with segments cut across several of its blocks.
+  // a block; "mixed", "many_short" and "tiny_and_empty_runs" take its blocks of 1024), with
+  // segments cut across several of its blocks.
   lengths.clear();
   for (std::size_t total = 0; total < 120000;) total += lengths.emplace_back(r.below(4001));
   const auto cut = offsets_of(1, lengths);

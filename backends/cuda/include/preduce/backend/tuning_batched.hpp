@@ -348,7 +348,9 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! Segments, small inputs (reduce_segments_small_kernel, one launch that checks the offsets
 //! itself): fewer than small_segment_offsets segments (every block stages all offsets in shared
 //! memory, 4 bytes each: 16 KiB, and checks them all), whose elements plus segment ends fit
-//! small_segment_blocks blocks of small_segment_items units a thread, else of twice as many.
+//! small_segment_blocks blocks: one block of small_segment_items units a thread, else as many
+//! blocks as it takes at half as many units (up to small_segment_blocks), else at
+//! small_segment_items, else at twice as many.
 //! Probes of 2026-11-25 (H100, f32, preduce-bench's heavy-tailed layouts, graph of 64 calls over
 //! 64 input copies, us). The kernel as first written (segments cut between blocks joined by a
 //! last-arrival counter, offsets stored as each loaded), at 4 / 8 / 16 units a thread, then the
@@ -365,8 +367,8 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! plus 2^10 3.61 -> 3.74, 2^11 4.39 -> 3.83, 2^12 4.36 -> 3.87, 2^13 4.45 -> 3.97, 2^14 4.69 ->
 //! 4.26, 2^15 5.04 -> 4.51, 2^16 5.43, 2^17 7.37 (CUB 9.52); argmax 4.33 -> 4.84, 5.47 -> 4.98,
 //! 5.55 -> 5.05, 5.80 -> 5.12, 5.77 -> 5.44, 6.10 -> 5.60, 6.60, 8.59 (CUB 11.86); the two-launch
-//! path 8.39-11.29 / 9.60-12.60, CUB 1.63-3.64 / 1.74-4.79 to 2^16. 4 units a thread (a third
-//! instantiation for every reducer) is the next step, not yet through the suite on a GPU.
+//! path 8.39-11.29 / 9.60-12.60, CUB 1.63-3.64 / 1.74-4.79 to 2^16. (4 units a thread: taken on
+//! 2026-11-26, below.)
 //! clock64 stamps through a copy of the kernel (H200, 2^10, one block, plus, cycles from the
 //! first stamp): offsets staged 1350, checked 610, the search 830, the element loads issued 1085,
 //! folded 880, the scan in the warp 455, across the warps 565, the last barrier 765. Since then
@@ -378,6 +380,22 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! 1.37-3.02 / 1.48-3.94), while the untouched two-launch path ran 3-5% slower in the new build's
 //! run (7.64 -> 7.99 us at 2^10, 9.26 -> 9.61 at 2^16): less of the kernel's saved cycles reach
 //! the launch's time than the stamps promise, as with the column kernel's argmax.
+//! 2026-11-26 (H200): a shared-memory size costs a launch nothing (a 1-block graph launch of a
+//! kernel with 0 to 48 KiB static shared memory: 0.68-0.70 us; dynamic 0.75); a dependent L2
+//! round trip costs 0.19 us (0 / 1 / 2 / 4 / 8 of them: 0.68 / 0.81 / 1.09 / 1.50 / 2.21 us).
+//! ncu at 2^10 (plus, one block): 11216 warp instructions, 7900 of them the 16 predicated offset
+//! slots a thread issued whatever the count; staging only the slots the count needs (1, 4 or
+//! 16), checking each offset against the one before it in registers (one barrier, not two) and
+//! a radix-4 search: 3138 instructions, and us (probe, both builds in one call, HEAD -> new):
+//! plus 2^10 3.02 -> 2.53, 2^11 3.82 -> 3.28, 2^12 3.94 -> 3.45, 2^14 4.12 -> 3.65, 2^16 4.78
+//! -> 4.45, 2^17 6.51 -> 5.80; argmax 3.90 -> 3.49, 4.92 -> 4.63, 5.11 -> 4.71, 5.26 -> 4.97,
+//! 5.93 -> 5.74, 7.92 -> 7.50. Stamps then (2^10, plus, cycles): staging with the check 700,
+//! the search 640, end items 390, element loads issued 520, folded (their round trip in it)
+//! 850, the scan in the warp 570 (argmax 1470), across the warps 790 (1110). In that run 4
+//! units a thread beat 8 once the input takes more than one block (2 blocks at 8 against 3 at 4
+//! at 2^11): plus 2^11 3.27 -> 2.93, 2^12 3.44 -> 3.00, 2^13 3.42 -> 3.05, 2^14 3.65 -> 3.40,
+//! 2^15 3.84 -> 3.53; argmax 4.63 -> 4.24, 4.71 -> 4.20, 4.87 -> 4.31, 4.96 -> 4.68, 5.11 ->
+//! 4.70; at 2^10 (one block at 8, two at 4) 8 is faster: 2.52 / 3.49 against 2.90 / 4.17.
 constexpr std::uint64_t small_segment_offsets = 4096;
 constexpr int small_segment_items = 8;
 constexpr std::uint64_t small_segment_blocks = 64;
