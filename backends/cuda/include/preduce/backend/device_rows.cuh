@@ -48,8 +48,12 @@ namespace backend {
 //! of a row.
 //! Combines, in a fixed order: a lane's items of a row in item order (a pairwise tree over slots),
 //! then the group's lanes (group_reduce; group_reduce_ordered when each lane holds one item).
+//! Small: a small input's plan of one row a group, per = row_items_in_flight, over vectors: 32-bit
+//! indices and the slots' shape known at compile time (the same loads and combination order; the
+//! runtime shape cost a small launch about 0.2 us: probe beside small_row_items). Requires then
+//! also: `vectorized`, per_log2 == log2(row_items_in_flight), rows * cols < 2^31.
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
-template <int BlockThreads, class Reducer, class Source>
+template <int BlockThreads, class Reducer, class Source, bool Small>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_short_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2,
                              unsigned per_log2, bool vectorized, typename Reducer::result_type* out, std::uint64_t out_stride,
@@ -57,62 +61,94 @@ __global__ void __launch_bounds__(BlockThreads)
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
   constexpr int S = row_items_in_flight;  // item slots per thread: slot s holds item s % per of row slot s / per
-  const unsigned lanes = 1u << lanes_log2, per = 1u << per_log2;
-  const unsigned lane = threadIdx.x % warp_threads;
-  const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
-  const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
-  const std::uint64_t per_round = std::uint64_t(groups) * (S >> per_log2);
-  const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
-  const auto row_of = [&](std::uint64_t first, int s) { return first + std::uint64_t(s >> per_log2) * groups + g; };
-  const auto item_of = [&](int s) { return std::uint64_t(j) + std::uint64_t(s & (per - 1)) * lanes; };
+  if constexpr (Small) {
+    static_assert(L::vectorized, "the small form reads 16-byte vectors");
+    constexpr int W = L::width;
+    const unsigned lanes = 1u << lanes_log2, groups = warp_threads >> lanes_log2;
+    const unsigned lane = threadIdx.x % warp_threads, g = lane >> lanes_log2, j = lane & (lanes - 1);
+    const unsigned rows32 = unsigned(rows), cols32 = unsigned(cols), items = cols32 / W;
+    const unsigned warp = (blockIdx.x * BlockThreads + threadIdx.x) / warp_threads;
+    const unsigned warps = gridDim.x * (BlockThreads / warp_threads);
+    for (unsigned first = warp * groups; first < rows32; first += warps * groups) {  // warp-uniform
+      const unsigned row = first + g;
+      typename L::element e[S][W];
+      bool has[S];
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const unsigned item = j + unsigned(k) * lanes;
+        has[k] = row < rows32 && item < items;
+        if (has[k]) L::load(src, row * cols32 + item * W, e[k]);
+      }
+      Acc a[S];
+#pragma unroll
+      for (int k = 0; k < S; ++k)
+        a[k] = has[k] ? fold_chunk(red, red.identity(), e[k], std::uint64_t(j + unsigned(k) * lanes) * W) : red.identity();
+#pragma unroll
+      for (int step = 1; step < S; step *= 2) {
+#pragma unroll
+        for (int k = 0; k + step < S; k += 2 * step) a[k] = red.combine(a[k], a[k + step]);
+      }
+      a[0] = group_reduce(red, a[0], lanes, w);
+      if (j == 0 && row < rows32) store_result(out + row * out_stride, red.finalize(a[0]));
+    }
+  } else {
+    const unsigned lanes = 1u << lanes_log2, per = 1u << per_log2;
+    const unsigned lane = threadIdx.x % warp_threads;
+    const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
+    const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
+    const std::uint64_t per_round = std::uint64_t(groups) * (S >> per_log2);
+    const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
+    const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+    const auto row_of = [&](std::uint64_t first, int s) { return first + std::uint64_t(s >> per_log2) * groups + g; };
+    const auto item_of = [&](int s) { return std::uint64_t(j) + std::uint64_t(s & (per - 1)) * lanes; };
 
-  for (std::uint64_t first = warp * per_round; first < rows; first += warps * per_round) {  // warp-uniform
-    Acc a[S];
-    bool vector_done = false;
-    if constexpr (L::vectorized) {
-      if (vectorized) {
-        constexpr int W = L::width;
-        typename L::element e[S][W];
+    for (std::uint64_t first = warp * per_round; first < rows; first += warps * per_round) {  // warp-uniform
+      Acc a[S];
+      bool vector_done = false;
+      if constexpr (L::vectorized) {
+        if (vectorized) {
+          constexpr int W = L::width;
+          typename L::element e[S][W];
+          bool has[S];
+#pragma unroll
+          for (int s = 0; s < S; ++s) {
+            const std::uint64_t row = row_of(first, s), item = item_of(s);
+            has[s] = row < rows && item * W < cols;
+            if (has[s]) L::load(src, row * cols + item * W, e[s]);
+          }
+#pragma unroll
+          for (int s = 0; s < S; ++s) a[s] = has[s] ? fold_chunk(red, red.identity(), e[s], item_of(s) * W) : red.identity();
+          vector_done = true;
+        }
+      }
+      if (!vector_done) {
+        typename Source::value_type e[S];
         bool has[S];
 #pragma unroll
         for (int s = 0; s < S; ++s) {
           const std::uint64_t row = row_of(first, s), item = item_of(s);
-          has[s] = row < rows && item * W < cols;
-          if (has[s]) L::load(src, row * cols + item * W, e[s]);
+          has[s] = row < rows && item < cols;
+          if (has[s]) e[s] = src[row * cols + item];
         }
 #pragma unroll
-        for (int s = 0; s < S; ++s) a[s] = has[s] ? fold_chunk(red, red.identity(), e[s], item_of(s) * W) : red.identity();
-        vector_done = true;
+        for (int s = 0; s < S; ++s) a[s] = has[s] ? red.lift(e[s], item_of(s)) : red.identity();
       }
-    }
-    if (!vector_done) {
-      typename Source::value_type e[S];
-      bool has[S];
+      // A row's slots are s0 .. s0 + per - 1 (s0 a multiple of per): fold them into slot s0.
+#pragma unroll
+      for (int step = 1; step < S; step *= 2) {
+        if (per > unsigned(step)) {
+#pragma unroll
+          for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
+        }
+      }
 #pragma unroll
       for (int s = 0; s < S; ++s) {
-        const std::uint64_t row = row_of(first, s), item = item_of(s);
-        has[s] = row < rows && item < cols;
-        if (has[s]) e[s] = src[row * cols + item];
+        if ((s & (per - 1)) != 0) continue;  // warp-uniform
+        // With one item per lane, lane j's elements all precede lane j + 1's.
+        a[s] = per == 1 ? group_reduce_ordered(red, a[s], lanes, w) : group_reduce(red, a[s], lanes, w);
+        const std::uint64_t row = row_of(first, s);
+        if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a[s]));
       }
-#pragma unroll
-      for (int s = 0; s < S; ++s) a[s] = has[s] ? red.lift(e[s], item_of(s)) : red.identity();
-    }
-    // A row's slots are s0 .. s0 + per - 1 (s0 a multiple of per): fold them into slot s0.
-#pragma unroll
-    for (int step = 1; step < S; step *= 2) {
-      if (per > unsigned(step)) {
-#pragma unroll
-        for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
-      }
-    }
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      if ((s & (per - 1)) != 0) continue;  // warp-uniform
-      // With one item per lane, lane j's elements all precede lane j + 1's.
-      a[s] = per == 1 ? group_reduce_ordered(red, a[s], lanes, w) : group_reduce(red, a[s], lanes, w);
-      const std::uint64_t row = row_of(first, s);
-      if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a[s]));
     }
   }
 }
@@ -418,13 +454,23 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
       const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
       return short_shape{lanes_log2, per_log2, std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2)};
     };
-    constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source>;
+    constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source, false>;
     short_shape shape = short_shape_for(1);
     const short_shape small = short_shape_for(small_row_items);
-    if (one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), small.per_block)) shape = small;
+    const bool small_plan = one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), small.per_block);
+    if (small_plan) shape = small;
     const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, shape.per_block);
-    reduce_short_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, shape.lanes_log2, shape.per_log2,
-                                                                                 aligned, out, out_stride, o.warp);
+    // The Small form for a small plan of a row a group over vectors whose indices fit 31 bits.
+    if constexpr (L::vectorized) {
+      if (small_plan && aligned && (1u << shape.per_log2) == row_items_in_flight && rows * cols < (std::uint64_t(1) << 31)) {
+        reduce_short_rows_kernel<block_threads, Reducer, Source, true><<<grid, block_threads, 0, s.stream>>>(
+            red, src, rows, cols, shape.lanes_log2, shape.per_log2, true, out, out_stride, o.warp);
+        check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
+        return;
+      }
+    }
+    kernel<<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, shape.lanes_log2, shape.per_log2, aligned, out, out_stride,
+                                                 o.warp);
     check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
     return;
   }

@@ -16,17 +16,29 @@ namespace backend {
 //! lanes exist (lanes past 31 would contribute their own value again, so callers read only
 //! lanes whose whole set lies inside the warp). Uses the fused PTX step where it exists and `w`
 //! asks for it (fuses_steps, warp_reduce's rule; redux.sync cannot serve part of a warp).
+//! The five possible steps are unrolled, each taken where top >= d >= stop: where top and stop
+//! are known only at run time that costs a uniform branch a step instead of a loop (the short-row
+//! kernel's group of 16 lanes: probe beside small_row_items). Accumulators of more than 16 bytes
+//! (binned sums) keep the loop: five inlined copies of their combine would crowd the registers.
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc down_tree(const Reducer& red, Acc v, unsigned top, unsigned stop, warp_algorithm w) {
-  if constexpr (has_fused_shuffle<Reducer, Acc>()) {
-    if (fuses_steps(w)) {
-      using W = lane_word_t<Acc>;
-      W x = W(v);
-      for (unsigned d = top; d >= stop; d /= 2) x = fused_step<Reducer::fused>(x, d);
-      return Acc(x);
+  if constexpr (sizeof(Acc) > 16) {
+    for (unsigned d = top; d >= stop; d /= 2) v = device_combine(red, v, shfl_down(v, d));
+  } else {
+    if constexpr (has_fused_shuffle<Reducer, Acc>()) {
+      if (fuses_steps(w)) {
+        using W = lane_word_t<Acc>;
+        W x = W(v);
+#pragma unroll
+        for (unsigned d = warp_threads / 2; d > 0; d /= 2)
+          if (d <= top && d >= stop) x = fused_step<Reducer::fused>(x, d);
+        return Acc(x);
+      }
     }
+#pragma unroll
+    for (unsigned d = warp_threads / 2; d > 0; d /= 2)
+      if (d <= top && d >= stop) v = device_combine(red, v, shfl_down(v, d));
   }
-  for (unsigned d = top; d >= stop; d /= 2) v = device_combine(red, v, shfl_down(v, d));
   return v;
 }
 

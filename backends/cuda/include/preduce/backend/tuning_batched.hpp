@@ -71,6 +71,15 @@ constexpr int staged_row_blocks_per_sm = 4;
 //! 2.34 / 2.36 / 2.66 / 2.85 / 3.34 / 4.16 -> 1.76 / 1.87 / 1.93 / 1.96 / 2.43 / 3.84. Past one
 //! wave main's shapes hold: plus over rows of 32 at 2^24 / 2^26, 2 lanes of 4: 27.25 / 103.39
 //! against 25.29 / 93.61.
+//! What the kernel's runtime shape costs (probe of 2026-11-26, H200, f32 sums over rows of 256,
+//! 16 lanes of 4 vectors, us at 2^10 / 2^12 / 2^14 / 2^16; empty launch 0.63): the library 1.38 /
+//! 1.49 / 1.56 / 1.57, CUB 1.31 / 1.34 / 1.40 / 1.51; copies of reduce_short_rows_kernel with
+//! lanes and items a lane as template parameters 1.08 / 1.20 / 1.26 / 1.28 (ncu at 2^10: 660 ->
+//! 344 warp instructions, 59 -> 47 registers); with only the items a lane fixed, the vector path
+//! known and the group reduced by xor shuffles predicated on the lane count 1.19 / 1.31 / 1.37
+//! / 1.39; only the items a lane 1.31-1.49; only the lane count 1.54-1.74 (slower); a minimal
+//! kernel of the same shape (32-bit indices, no reducer) 1.02 / 1.10 / 1.17 / 1.18. Not taken:
+//! a kernel per lane count is six more instantiations for every reducer.
 constexpr std::uint64_t small_row_items = 4;
 constexpr std::uint64_t small_staged_row_vectors = 2;
 

@@ -570,18 +570,21 @@ __device__ __forceinline__ void tree_reduce_each(const Reducer& red, Acc (&v)[N]
 //! accumulators. Returns the warp's results in lane 0.
 template <int N, class Reducer, class Acc>
 __device__ __forceinline__ void warp_reduce_each(const Reducer& red, Acc (&v)[N], warp_algorithm w) {
-  const bool hardware = w == warp_algorithm::hardware || w == warp_algorithm::automatic;
-  if constexpr (sizeof(Acc) > 16) {
-    // Binned accumulators: N of them and N shuffled copies would not stay in registers.
-  } else if constexpr (detail::has_value_reducer<Reducer>::value) {
-    if (hardware) return warp_reduce_arg_hardware_each<Reducer>(v);
-  } else if constexpr (!has_redux<Reducer, Acc>() && !minmax_parts<Reducer>::value) {
-    return tree_reduce_each(red, v, 1, w);
-  } else if constexpr (has_redux<Reducer, Acc>()) {
-    if (!hardware) return tree_reduce_each(red, v, 1, w);
-  }
+  if constexpr (sizeof(Acc) <= 16 && !detail::has_value_reducer<Reducer>::value && !has_redux<Reducer, Acc>() &&
+                !minmax_parts<Reducer>::value) {
+    tree_reduce_each(red, v, 1, w);  // no hardware form to choose
+  } else {
+    const bool hardware = w == warp_algorithm::hardware || w == warp_algorithm::automatic;
+    if constexpr (sizeof(Acc) > 16) {
+      // Binned accumulators: N of them and N shuffled copies would not stay in registers.
+    } else if constexpr (detail::has_value_reducer<Reducer>::value) {
+      if (hardware) return warp_reduce_arg_hardware_each<Reducer>(v);
+    } else if constexpr (has_redux<Reducer, Acc>()) {
+      if (!hardware) return tree_reduce_each(red, v, 1, w);
+    }
 #pragma unroll
-  for (int k = 0; k < N; ++k) v[k] = warp_reduce(red, v[k], w);
+    for (int k = 0; k < N; ++k) v[k] = warp_reduce(red, v[k], w);
+  }
 }
 
 }  // namespace backend
