@@ -78,8 +78,13 @@ constexpr int staged_row_blocks_per_sm = 4;
 //! 344 warp instructions, 59 -> 47 registers); with only the items a lane fixed, the vector path
 //! known and the group reduced by xor shuffles predicated on the lane count 1.19 / 1.31 / 1.37
 //! / 1.39; only the items a lane 1.31-1.49; only the lane count 1.54-1.74 (slower); a minimal
-//! kernel of the same shape (32-bit indices, no reducer) 1.02 / 1.10 / 1.17 / 1.18. Not taken:
-//! a kernel per lane count is six more instantiations for every reducer.
+//! kernel of the same shape (32-bit indices, no reducer) 1.02 / 1.10 / 1.17 / 1.18. Taken: the
+//! kernel's Small form (small plans of a row a group: 32-bit indices, the slots' shape fixed, the
+//! lane count still a parameter) and down_tree's steps unrolled; the library then 1.18 / 1.27 /
+//! 1.32 / 1.38 in the same probe, and sums over rows of 32 1.17 / 1.39 / 1.46 / 1.48 (CUB 1.36 /
+//! 1.48 / 1.65 / 2.94). A kernel per lane count (the 1.08 above) would be six more instantiations
+//! for every reducer; this Small form with the segments kernel's third (git 8735638) made the
+//! cuda build on the device 414 -> 463 s.
 constexpr std::uint64_t small_row_items = 4;
 constexpr std::uint64_t small_staged_row_vectors = 2;
 
