@@ -347,8 +347,9 @@ __device__ __forceinline__ run_part<Acc> shfl_up_run(const run_part<Acc>& r, uns
 //! Check: every block loads all segments + 1 offsets into shared memory (one round trip, the
 //! only one before the elements', each offset read with the one before it) and finds the first
 //! that breaks the contract, as check_offsets_kernel would; if there is one, block 0 records it
-//! in control->status and no block writes anything. So the whole call is two dependent round trips (offsets, elements),
-//! and a third where a segment is cut between blocks, where the two-launch path has a dozen.
+//! in control->status and no block writes anything. So the whole call is two dependent round
+//! trips (offsets, elements), and a third where a segment is cut between blocks, where the
+//! two-launch path has a dozen.
 //! Work: the merge path with unit weight: element e (counted from offsets[0]) of segment s is
 //! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. The block with
 //! start ticket b (blocks take tickets as they start, so every block before b in this order has
