@@ -50,7 +50,7 @@ namespace backend {
 //! then the group's lanes (group_reduce; group_reduce_ordered when each lane holds one item).
 //! Small: a small input's plan of one row a group, per = row_items_in_flight, over vectors: 32-bit
 //! indices and the slots' shape known at compile time (the same loads and combination order; the
-//! runtime shape cost a small launch about 0.2 us: probe beside small_row_items). Requires then
+//! runtime shape cost a small launch about 0.3 us: probe beside small_row_items). Requires then
 //! also: `vectorized`, per_log2 == log2(row_items_in_flight), rows * cols < 2^31.
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
 template <int BlockThreads, class Reducer, class Source, bool Small>
