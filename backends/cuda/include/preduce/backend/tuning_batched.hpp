@@ -83,8 +83,9 @@ constexpr int staged_row_blocks_per_sm = 4;
 //! lane count still a parameter) and down_tree's steps unrolled; the library then 1.18 / 1.27 /
 //! 1.32 / 1.38 in the same probe, and sums over rows of 32 1.17 / 1.39 / 1.46 / 1.48 (CUB 1.36 /
 //! 1.48 / 1.65 / 2.94). A kernel per lane count (the 1.08 above) would be six more instantiations
-//! for every reducer; this Small form with the segments kernel's third (git 8735638) made the
-//! cuda build on the device 414 -> 463 s.
+//! for every reducer; this Small form and the unrolled steps made the cuda build on the device
+//! (H200s, 16 cores) 414 -> 463 s (the segments kernel's third instantiation before them: 381 ->
+//! 414).
 constexpr std::uint64_t small_row_items = 4;
 constexpr std::uint64_t small_staged_row_vectors = 2;
 
