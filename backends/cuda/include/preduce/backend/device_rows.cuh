@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: one result per row of a row-major rows x cols matrix. Four kernels, chosen
+// preduce cuda: one result per row of a row-major rows x cols matrix. Six kernels, chosen
 // from the shape (enqueue_rows):
 //   short rows   a group of 1..32 lanes per row, each lane 1..4 16-byte vectors or elements of
 //                it, several rows in flight per group (reduce_short_rows_kernel); under arg
 //                reducers, aligned rows are staged through shared memory instead, so that each
-//                lane folds a run of up to 8 consecutive vectors (reduce_staged_rows_kernel);
+//                lane folds a run of up to 8 consecutive vectors (reduce_staged_rows_kernel); a
+//                small input's aligned rows, one row a group, by a kernel of fixed slots and
+//                32-bit indices (reduce_small_rows_kernel);
 //   long rows    4 warps per aligned row of 8 KiB or more (reduce_rows_by_group_kernel); else a
 //                warp per row with 16-byte loads (reduce_rows_by_warp_kernel), or a block per
 //                row for rows of 16 KiB or more under a cheap combine (reduce_row_tiles_kernel,
@@ -48,12 +50,8 @@ namespace backend {
 //! of a row.
 //! Combines, in a fixed order: a lane's items of a row in item order (a pairwise tree over slots),
 //! then the group's lanes (group_reduce; group_reduce_ordered when each lane holds one item).
-//! Small: a small input's plan of one row a group, per = row_items_in_flight, over vectors: 32-bit
-//! indices and the slots' shape known at compile time (the same loads and combination order; the
-//! runtime shape cost a small launch about 0.3 us: probe beside small_row_items). Requires then
-//! also: `vectorized`, per_log2 == log2(row_items_in_flight), rows * cols < 2^31.
 //! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
-template <int BlockThreads, class Reducer, class Source, bool Small>
+template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_short_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2,
                              unsigned per_log2, bool vectorized, typename Reducer::result_type* out, std::uint64_t out_stride,
@@ -61,94 +59,62 @@ __global__ void __launch_bounds__(BlockThreads)
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
   constexpr int S = row_items_in_flight;  // item slots per thread: slot s holds item s % per of row slot s / per
-  if constexpr (Small) {
-    static_assert(L::vectorized, "the small form reads 16-byte vectors");
-    constexpr int W = L::width;
-    const unsigned lanes = 1u << lanes_log2, groups = warp_threads >> lanes_log2;
-    const unsigned lane = threadIdx.x % warp_threads, g = lane >> lanes_log2, j = lane & (lanes - 1);
-    const unsigned rows32 = unsigned(rows), cols32 = unsigned(cols), items = cols32 / W;
-    const unsigned warp = (blockIdx.x * BlockThreads + threadIdx.x) / warp_threads;
-    const unsigned warps = gridDim.x * (BlockThreads / warp_threads);
-    for (unsigned first = warp * groups; first < rows32; first += warps * groups) {  // warp-uniform
-      const unsigned row = first + g;
-      typename L::element e[S][W];
-      bool has[S];
-#pragma unroll
-      for (int k = 0; k < S; ++k) {
-        const unsigned item = j + unsigned(k) * lanes;
-        has[k] = row < rows32 && item < items;
-        if (has[k]) L::load(src, row * cols32 + item * W, e[k]);
-      }
-      Acc a[S];
-#pragma unroll
-      for (int k = 0; k < S; ++k)
-        a[k] = has[k] ? fold_chunk(red, red.identity(), e[k], std::uint64_t(j + unsigned(k) * lanes) * W) : red.identity();
-#pragma unroll
-      for (int step = 1; step < S; step *= 2) {
-#pragma unroll
-        for (int k = 0; k + step < S; k += 2 * step) a[k] = red.combine(a[k], a[k + step]);
-      }
-      a[0] = group_reduce(red, a[0], lanes, w);
-      if (j == 0 && row < rows32) store_result(out + row * out_stride, red.finalize(a[0]));
-    }
-  } else {
-    const unsigned lanes = 1u << lanes_log2, per = 1u << per_log2;
-    const unsigned lane = threadIdx.x % warp_threads;
-    const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
-    const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
-    const std::uint64_t per_round = std::uint64_t(groups) * (S >> per_log2);
-    const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
-    const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
-    const auto row_of = [&](std::uint64_t first, int s) { return first + std::uint64_t(s >> per_log2) * groups + g; };
-    const auto item_of = [&](int s) { return std::uint64_t(j) + std::uint64_t(s & (per - 1)) * lanes; };
+  const unsigned lanes = 1u << lanes_log2, per = 1u << per_log2;
+  const unsigned lane = threadIdx.x % warp_threads;
+  const unsigned groups = warp_threads >> lanes_log2;  // groups per warp
+  const unsigned g = lane >> lanes_log2, j = lane & (lanes - 1);
+  const std::uint64_t per_round = std::uint64_t(groups) * (S >> per_log2);
+  const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+  const auto row_of = [&](std::uint64_t first, int s) { return first + std::uint64_t(s >> per_log2) * groups + g; };
+  const auto item_of = [&](int s) { return std::uint64_t(j) + std::uint64_t(s & (per - 1)) * lanes; };
 
-    for (std::uint64_t first = warp * per_round; first < rows; first += warps * per_round) {  // warp-uniform
-      Acc a[S];
-      bool vector_done = false;
-      if constexpr (L::vectorized) {
-        if (vectorized) {
-          constexpr int W = L::width;
-          typename L::element e[S][W];
-          bool has[S];
-#pragma unroll
-          for (int s = 0; s < S; ++s) {
-            const std::uint64_t row = row_of(first, s), item = item_of(s);
-            has[s] = row < rows && item * W < cols;
-            if (has[s]) L::load(src, row * cols + item * W, e[s]);
-          }
-#pragma unroll
-          for (int s = 0; s < S; ++s) a[s] = has[s] ? fold_chunk(red, red.identity(), e[s], item_of(s) * W) : red.identity();
-          vector_done = true;
-        }
-      }
-      if (!vector_done) {
-        typename Source::value_type e[S];
+  for (std::uint64_t first = warp * per_round; first < rows; first += warps * per_round) {  // warp-uniform
+    Acc a[S];
+    bool vector_done = false;
+    if constexpr (L::vectorized) {
+      if (vectorized) {
+        constexpr int W = L::width;
+        typename L::element e[S][W];
         bool has[S];
 #pragma unroll
         for (int s = 0; s < S; ++s) {
           const std::uint64_t row = row_of(first, s), item = item_of(s);
-          has[s] = row < rows && item < cols;
-          if (has[s]) e[s] = src[row * cols + item];
+          has[s] = row < rows && item * W < cols;
+          if (has[s]) L::load(src, row * cols + item * W, e[s]);
         }
 #pragma unroll
-        for (int s = 0; s < S; ++s) a[s] = has[s] ? red.lift(e[s], item_of(s)) : red.identity();
+        for (int s = 0; s < S; ++s) a[s] = has[s] ? fold_chunk(red, red.identity(), e[s], item_of(s) * W) : red.identity();
+        vector_done = true;
       }
-      // A row's slots are s0 .. s0 + per - 1 (s0 a multiple of per): fold them into slot s0.
-#pragma unroll
-      for (int step = 1; step < S; step *= 2) {
-        if (per > unsigned(step)) {
-#pragma unroll
-          for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
-        }
-      }
+    }
+    if (!vector_done) {
+      typename Source::value_type e[S];
+      bool has[S];
 #pragma unroll
       for (int s = 0; s < S; ++s) {
-        if ((s & (per - 1)) != 0) continue;  // warp-uniform
-        // With one item per lane, lane j's elements all precede lane j + 1's.
-        a[s] = per == 1 ? group_reduce_ordered(red, a[s], lanes, w) : group_reduce(red, a[s], lanes, w);
-        const std::uint64_t row = row_of(first, s);
-        if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a[s]));
+        const std::uint64_t row = row_of(first, s), item = item_of(s);
+        has[s] = row < rows && item < cols;
+        if (has[s]) e[s] = src[row * cols + item];
       }
+#pragma unroll
+      for (int s = 0; s < S; ++s) a[s] = has[s] ? red.lift(e[s], item_of(s)) : red.identity();
+    }
+    // A row's slots are s0 .. s0 + per - 1 (s0 a multiple of per): fold them into slot s0.
+#pragma unroll
+    for (int step = 1; step < S; step *= 2) {
+      if (per > unsigned(step)) {
+#pragma unroll
+        for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      if ((s & (per - 1)) != 0) continue;  // warp-uniform
+      // With one item per lane, lane j's elements all precede lane j + 1's.
+      a[s] = per == 1 ? group_reduce_ordered(red, a[s], lanes, w) : group_reduce(red, a[s], lanes, w);
+      const std::uint64_t row = row_of(first, s);
+      if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a[s]));
     }
   }
 }
@@ -157,12 +123,73 @@ __global__ void __launch_bounds__(BlockThreads)
 //! per-element fold and lane combines cost ~25 instructions per element in short rows) over a
 //! source of plain 16-byte vectors.
 template <class Reducer, class Source>
-constexpr bool stages_rows() {
+__host__ __device__ constexpr bool stages_rows() {
   using L = chunk_loader<Source>;
   if constexpr (L::vectorized && detail::has_value_reducer<Reducer>::value) {
     return L::loads_per_vector == 1 && sizeof(typename L::element) * L::width == vector_bytes;
   } else {
     return false;
+  }
+}
+
+//! Short aligned rows of a small input (small_row_items): a group of lanes = 2^lanes_log2 <= 32
+//! per row, one row a group, over 16-byte vectors, with 32-bit indices and each lane's slots
+//! known at compile time (against reduce_short_rows_kernel's and reduce_staged_rows_kernel's
+//! runtime shape, which cost a small launch about 0.3 us: probes beside small_row_items). Lane j
+//! of group g holds, of row first + g:
+//!  - arg reducers (stages_rows): the run of vectors j * P .. j * P + P - 1, P =
+//!    small_staged_row_vectors, loaded straight from global memory (at this size there is nothing
+//!    to gain from staging them), folded in index order; the group's lanes then combine in lane
+//!    order (group_reduce_ordered): reduce_staged_rows_kernel's order;
+//!  - other reducers: vectors j, j + lanes, ..., S = small_row_items of them, folded by a pairwise
+//!    tree over slots, then group_reduce: reduce_short_rows_kernel's order for per = S.
+//! Requires: blockDim.x == BlockThreads; chunk_loader<Source> vectorized; rows_aligned(src,
+//! cols); rows * cols < 2^31; items = cols / width <= lanes * (P or S).
+//! Writes: out[row * out_stride] = finalize(row's reduction) from the group's first lane.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_small_rows_kernel(Reducer red, Source src, unsigned rows, unsigned cols, unsigned lanes_log2,
+                             typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  using L = chunk_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  static_assert(L::vectorized, "the small form reads 16-byte vectors");
+  constexpr bool runs = stages_rows<Reducer, Source>();
+  constexpr int W = L::width, S = int(runs ? small_staged_row_vectors : small_row_items);
+  const unsigned lanes = 1u << lanes_log2, groups = warp_threads >> lanes_log2;
+  const unsigned lane = threadIdx.x % warp_threads, g = lane >> lanes_log2, j = lane & (lanes - 1);
+  const unsigned items = cols / W;
+  const unsigned warp = (blockIdx.x * BlockThreads + threadIdx.x) / warp_threads;
+  const unsigned warps = gridDim.x * (BlockThreads / warp_threads);
+  const auto item_of = [&](int k) { return runs ? j * S + unsigned(k) : j + unsigned(k) * lanes; };
+  for (unsigned first = warp * groups; first < rows; first += warps * groups) {  // warp-uniform
+    const unsigned row = first + g;
+    typename L::element e[S][W];
+    bool has[S];
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      has[k] = row < rows && item_of(k) < items;
+      if (has[k]) L::load(src, row * cols + item_of(k) * W, e[k]);
+    }
+    Acc a = red.identity();
+    if constexpr (runs) {
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        // After the lane's first chunk, arg folds skip the identity test (fold_chunk_after_first).
+        if (has[k]) a = k == 0 ? fold_chunk(red, a, e[k], item_of(k) * W) : fold_chunk_after_first(red, a, e[k], item_of(k) * W);
+      }
+      a = group_reduce_ordered(red, a, lanes, w);
+    } else {
+      Acc slot[S];
+#pragma unroll
+      for (int k = 0; k < S; ++k) slot[k] = has[k] ? fold_chunk(red, red.identity(), e[k], item_of(k) * W) : red.identity();
+#pragma unroll
+      for (int step = 1; step < S; step *= 2) {
+#pragma unroll
+        for (int k = 0; k + step < S; k += 2 * step) slot[k] = red.combine(slot[k], slot[k + step]);
+      }
+      a = group_reduce(red, slot[0], lanes, w);
+    }
+    if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a));
   }
 }
 
@@ -389,6 +416,17 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
   }
 }
 
+//! Enqueues reduce_small_rows_kernel for `rows` rows of `cols` at 2^lanes_log2 lanes a row
+//! (its requirements hold), a grid of one row a group.
+template <class Reducer, class Source>
+void enqueue_small_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
+                        unsigned lanes_log2, typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
+  reduce_small_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, unsigned(rows), unsigned(cols), lanes_log2,
+                                                                              out, out_stride, w);
+  check_cuda(cudaGetLastError(), "reduce_rows: launching the small-row kernel");
+}
+
 //! Enqueues out[r * out_stride] = reduction of row r for r < rows (rows >= 1) on s's stream.
 //! Selection (items = vectors per row when rows_aligned, else elements):
 //!   items <= 32 * row_items_in_flight    aligned rows under stages_rows: reduce_staged_rows_kernel,
@@ -398,7 +436,10 @@ bool rows_aligned(const Source& src, std::uint64_t cols) {
 //!                                        to 32, each lane 2^ceil(log2(items / lanes)) items.
 //!                                        Small inputs (all rows in one wave of blocks): lanes
 //!                                        for small_staged_row_vectors (staged) or
-//!                                        small_row_items (short rows) items a lane instead
+//!                                        small_row_items (short rows) items a lane instead, and
+//!                                        where that shape fits reduce_small_rows_kernel (aligned,
+//!                                        31-bit indices, a lane's items within its slots), that
+//!                                        kernel
 //!   rows >= resident warps / 2           aligned rows of group_row_min_bytes or more:
 //!                                        reduce_rows_by_group_kernel, 4 warps a row; else
 //!                                        reduce_row_tiles_kernel with one tile per row (a block
@@ -429,12 +470,18 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     const auto one_wave = [&](std::uint64_t wave_blocks, std::uint64_t per_block) {
       return (rows + per_block - 1) / per_block <= wave_blocks;
     };
+    // The small kernel's indices are 32-bit.
+    const bool small_indices = rows * cols < (std::uint64_t(1) << 31);
     if constexpr (stages_rows<Reducer, Source>()) {
       if (aligned) {
         constexpr auto kernel = reduce_staged_rows_kernel<block_threads, Reducer, Source>;
         unsigned lanes_log2 = lanes_for(staged_row_vectors);
         const unsigned small_log2 = lanes_for(small_staged_row_vectors);
-        if (one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), block_threads >> small_log2)) lanes_log2 = small_log2;
+        if (one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), block_threads >> small_log2)) {
+          if (small_indices && items <= (std::uint64_t(1) << small_log2) * small_staged_row_vectors)
+            return enqueue_small_rows(s, red, src, rows, cols, small_log2, out, out_stride, o.warp);
+          lanes_log2 = small_log2;
+        }
         const unsigned per = unsigned((items + (1u << lanes_log2) - 1) >> lanes_log2);
         const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
         reduce_staged_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per, out,
@@ -454,21 +501,17 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
       const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
       return short_shape{lanes_log2, per_log2, std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2)};
     };
-    constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source, false>;
+    constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source>;
     short_shape shape = short_shape_for(1);
     const short_shape small = short_shape_for(small_row_items);
     const bool small_plan = one_wave(one_wave_blocks<kernel, block_threads>(s.sm_count), small.per_block);
     if (small_plan) shape = small;
-    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, shape.per_block);
-    // The Small form for a small plan of a row a group over vectors whose indices fit 31 bits.
     if constexpr (L::vectorized) {
-      if (small_plan && aligned && (1u << shape.per_log2) == row_items_in_flight && rows * cols < (std::uint64_t(1) << 31)) {
-        reduce_short_rows_kernel<block_threads, Reducer, Source, true><<<grid, block_threads, 0, s.stream>>>(
-            red, src, rows, cols, shape.lanes_log2, shape.per_log2, true, out, out_stride, o.warp);
-        check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
-        return;
-      }
+      // A small plan of a row a group over vectors: the small kernel.
+      if (small_plan && aligned && (std::uint64_t(1) << shape.per_log2) == small_row_items && small_indices)
+        return enqueue_small_rows(s, red, src, rows, cols, shape.lanes_log2, out, out_stride, o.warp);
     }
+    const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, shape.per_block);
     kernel<<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, shape.lanes_log2, shape.per_log2, aligned, out, out_stride,
                                                  o.warp);
     check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
