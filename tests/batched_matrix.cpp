@@ -17,17 +17,20 @@ struct matrix_shape {
 
 // Both layouts: empty, one row, one column; lengths 1..17 (one lane to half a warp of 16-byte
 // vectors, or element by element), 31..33, 63..65, 127..129 (a warp of 4-byte vectors),
-// 255..257, 4097; 300 and 1000 rows of short rows (several rounds of rows per warp); 5000 rows
-// of 40, 130 and 33 columns (more rows than half the resident warps of a large GPU: a warp per
-// row); narrow matrices of many rows (rows side by side in a warp, rows split among blocks;
-// 6000 x 64: dozens of row splits a column, whose fold loads several at a time, then the rest),
-// 1500 x 700 (a block per row; columns split among blocks) and wide ones of few rows.
+// 255..257, 4097; 512 (f32: 32 lanes of 4 vectors), 2048, 4096 and 4100 (f64's and f32's block
+// round of 256 threads, exactly and past it: a block per row, or a tile each); 300 and 1000
+// rows of short rows (several rounds of rows per warp); 5000 rows of 40, 130 and 33 columns
+// (more rows than half the resident warps of a large GPU: a warp per row); narrow matrices of
+// many rows (rows side by side in a warp, rows split among blocks; 6000 x 64: dozens of row
+// splits a column, whose fold loads several at a time, then the rest), 1500 x 700 (a block per
+// row; columns split among blocks) and wide ones of few rows.
 const std::vector<matrix_shape> shapes = {
     {0, 5},     {5, 0},     {0, 0},     {1, 1},      {1, 1000},   {1000, 1},  {7, 1},     {300, 2},   {300, 3},
     {300, 4},   {300, 5},   {300, 7},   {300, 8},    {300, 9},    {300, 15},  {300, 16},  {300, 17},  {3, 31},
     {5, 32},    {4, 33},    {1000, 31}, {1000, 32},  {1000, 33},  {70, 63},   {70, 64},   {70, 65},   {40, 127},
-    {40, 128},  {40, 129},  {3, 255},   {3, 256},    {2, 257},    {2, 4097},  {33, 1025}, {1025, 33}, {5000, 40},
-    {5000, 130}, {5000, 33}, {40000, 3}, {6000, 64}, {1500, 700}, {3, 20000}};
+    {40, 128},  {40, 129},  {3, 255},   {3, 256},    {2, 257},    {5, 512},   {2, 2048},  {3, 4096},  {2, 4100},
+    {2, 4097},  {33, 1025}, {1025, 33}, {5000, 40},  {5000, 130}, {5000, 33}, {40000, 3}, {6000, 64}, {1500, 700},
+    {3, 20000}};
 // Rows only: a few rows of 300007 (prime) columns, cut into tiles on several blocks. (As
 // columns these are 300007 one- to three-element columns: the host oracle's cost, no new path.)
 const std::vector<matrix_shape> long_rows = {{3, 300007}, {1, 300007}};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: one result per row of a row-major rows x cols matrix. Six kernels, chosen
+// preduce cuda: one result per row of a row-major rows x cols matrix. Seven kernels, chosen
 // from the shape (enqueue_rows):
 //   short rows   a group of 1..32 lanes per row, each lane 1..4 16-byte vectors or elements of
 //                it, several rows in flight per group (reduce_short_rows_kernel); under arg
@@ -11,8 +11,9 @@
 //                warp per row with 16-byte loads (reduce_rows_by_warp_kernel), or a block per
 //                row for rows of 16 KiB or more under a cheap combine (reduce_row_tiles_kernel,
 //                one tile per row);
-//   few rows     a block per tile of a row; tiles of one row combined by the row's last block
-//                (reduce_row_tiles_kernel).
+//   few rows     a block per aligned row of exactly one round of the block's loads
+//                (reduce_round_rows_kernel); others a block per tile of a row, tiles of one
+//                row combined by the row's last block (reduce_row_tiles_kernel).
 // Every result lifts element (r, c) with index c, and is run_to_run deterministic: the split of
 // each row among lanes, warps and tiles depends only on the shape and the device.
 #pragma once
@@ -360,6 +361,53 @@ __global__ void __launch_bounds__(BlockThreads, group_row_blocks_per_sm)
   if (t == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a));
 }
 
+//! Element vectors in one round of a block of BlockThreads threads over Source: every thread's
+//! vectors_in_flight 16-byte loads (two a vector for a dot's pair of arrays).
+template <int BlockThreads, class Source>
+__host__ __device__ constexpr std::uint64_t round_row_vectors() {
+  return std::uint64_t(BlockThreads) * vectors_per_round(vectors_in_flight, chunk_loader<Source>::loads_per_vector);
+}
+
+//! Few aligned rows of exactly one round of a block each (items = round_row_vectors vectors): block
+//! b folds row b, thread t its vectors t, t + BlockThreads, ..., all loaded before any is folded
+//! and none predicated, then the block reduces (block_reduce, `automatic`). Evidence (H200, graph
+//! timer, probe of 2026-11-26, rows of 4096 f32 at 2^12 / 2^14 / 2^16 / 2^18 / 2^20 / 2^22, us; CUB
+//! in the same run 1.39 / 1.43 / 1.56 / 2.00 / 2.78 / 5.53 for sums, 1.88 / 1.93 / 2.08 / 2.85 /
+//! 3.44 / 6.31 for argmax): this kernel's shape 1.18 / 1.21 / 1.34 / 1.77 / 2.56 / 5.33 and 1.47 /
+//! 1.51 / 1.61 / 2.01 / 2.85 / 5.84; the tile kernel (the path before) 1.75 / 1.78 / 1.88 / 2.47 /
+//! 3.31 / 6.06 (sums, another H200 run: CUB 1.60 / 1.61 / 1.76 / 2.35 / 3.16 / 5.94). The same fold
+//! with predicated loads (what fold_share does below one round, as in the one-block whole-array
+//! kernel) ran from as fast to 0.4 us slower, depending on how ptxas reused the first load's
+//! registers: for some reducers and kernel signatures it put the first fold between the first and
+//! second loads (SASS of f32 sums), so the block waited a memory round trip with three loads
+//! unissued (sums at 2^18: 2.25 us). A block of 4 or 8 warps a row through
+//! reduce_rows_by_group_kernel: 1.55 / 1.41 us at 2^12.
+//! Requires: blockDim.x == BlockThreads; gridDim.x == rows; chunk_loader<Source> vectorized and
+//! rows_aligned(src, cols); cols / width == round_row_vectors<BlockThreads, Source>().
+//! Writes: out[b * out_stride] = finalize(row b's reduction) from thread 0. Lifts element (b, c)
+//! with index c.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_round_rows_kernel(Reducer red, Source src, std::uint64_t cols, typename Reducer::result_type* out, std::uint64_t out_stride) {
+  using L = chunk_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  constexpr int W = L::width, U = int(round_row_vectors<BlockThreads, Source>() / BlockThreads);
+  __shared__ block_reduce_storage<Acc, BlockThreads> smem;
+  const Source row = slice(src, std::uint64_t(blockIdx.x) * cols);
+  typename L::element e[U][W];
+#pragma unroll
+  for (int u = 0; u < U; ++u) L::load(row, (threadIdx.x + unsigned(u) * BlockThreads) * W, e[u]);
+  Acc a = red.identity();
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::uint64_t first = (threadIdx.x + unsigned(u) * BlockThreads) * W;
+    // After the thread's first chunk, arg folds skip the identity test (fold_chunk_after_first).
+    a = u == 0 ? fold_chunk(red, a, e[u], first) : fold_chunk_after_first(red, a, e[u], first);
+  }
+  a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::automatic);
+  if (threadIdx.x == 0) store_result(out + blockIdx.x * out_stride, red.finalize(a));
+}
+
 //! Long rows, few of them: block b reduces tile b % tiles of row b / tiles, the columns
 //! [t * tile_len, min(cols, (t + 1) * tile_len)). Requires: blockDim.x == BlockThreads; grid ==
 //! rows * tiles; tiles >= 1; when tiles > 1, counters[0 .. rows) zero on entry (they are zero
@@ -446,7 +494,10 @@ void enqueue_small_rows(detail::queue_state& s, const Reducer& red, const Source
 //!                                        per row) for rows of block_row_min_bytes or more and a
 //!                                        reducer with a fused shuffle step; else
 //!                                        reduce_rows_by_warp_kernel
-//!   otherwise                            reduce_row_tiles_kernel, tiles = ceil(resident blocks
+//!   otherwise                            aligned rows of exactly one round of a block
+//!                                        (round_row_vectors), under `automatic`:
+//!                                        reduce_round_rows_kernel; else
+//!                                        reduce_row_tiles_kernel, tiles = ceil(resident blocks
 //!                                        / rows), each at least row_tile_min_bytes
 template <class Reducer, class Source>
 void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
@@ -548,6 +599,13 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
       return;
     }
   } else {
+    if constexpr (L::vectorized) {
+      if (aligned && o.warp == warp_algorithm::automatic && items == round_row_vectors<block_threads, Source>()) {
+        reduce_round_rows_kernel<block_threads><<<unsigned(rows), block_threads, 0, s.stream>>>(red, src, cols, out, out_stride);
+        check_cuda(cudaGetLastError(), "reduce_rows: launching the round-row kernel");
+        return;
+      }
+    }
     // Few long rows: tiles of whole vectors (so every tile of an aligned row starts aligned).
     const std::uint64_t elem_bytes = sizeof(typename Source::value_type);
     const std::uint64_t min_tile = (row_tile_min_bytes + elem_bytes - 1) / elem_bytes;
