@@ -56,17 +56,11 @@ __device__ __forceinline__ Acc group_reduce(const Reducer& red, Acc v, unsigned 
 //! (combine_in_order); other reducers as group_reduce.
 //! The offsets grow (1, 2, 4, ...), so at each step lane i, holding lanes i .. i + d - 1, takes
 //! lanes i + d .. i + 2d - 1: always a later run. (Shrinking offsets would interleave them.)
-//! The steps are unrolled, each predicated on the lane count, as in down_tree: f32 argmax over
-//! rows of 32 / 256 at 2^10 .. 2^16 in reduce_small_rows_kernel's shape, H200, probe of
-//! 2026-11-26, us, loop -> unrolled: 1.38 / 1.46 / 1.51 / 1.75 -> 1.34 / 1.43 / 1.47 / 1.72 and
-//! 1.55 / 1.63 / 1.65 / 1.72 -> 1.48 / 1.55 / 1.60 / 1.65.
 template <class Reducer, class Acc>
 __device__ __forceinline__ Acc group_reduce_ordered(const Reducer& red, Acc v, unsigned lanes, warp_algorithm w) {
   if constexpr (detail::has_value_reducer<Reducer>::value) {
     if (lanes == warp_threads) return warp_reduce(red, v, w);
-#pragma unroll
-    for (unsigned d = 1; d < warp_threads; d *= 2)
-      if (d < lanes) v = combine_in_order(red, v, shfl_down(v, d));
+    for (unsigned d = 1; d < lanes; d *= 2) v = combine_in_order(red, v, shfl_down(v, d));
     return v;
   } else {
     return group_reduce(red, v, lanes, w);
