@@ -78,14 +78,22 @@ constexpr int staged_row_blocks_per_sm = 4;
 //! 344 warp instructions, 59 -> 47 registers); with only the items a lane fixed, the vector path
 //! known and the group reduced by xor shuffles predicated on the lane count 1.19 / 1.31 / 1.37
 //! / 1.39; only the items a lane 1.31-1.49; only the lane count 1.54-1.74 (slower); a minimal
-//! kernel of the same shape (32-bit indices, no reducer) 1.02 / 1.10 / 1.17 / 1.18. Taken: the
-//! kernel's Small form (small plans of a row a group: 32-bit indices, the slots' shape fixed, the
-//! lane count still a parameter) and down_tree's steps unrolled; the library then 1.18 / 1.27 /
-//! 1.32 / 1.38 in the same probe, and sums over rows of 32 1.17 / 1.39 / 1.46 / 1.48 (CUB 1.36 /
-//! 1.48 / 1.65 / 2.94). A kernel per lane count (the 1.08 above) would be six more instantiations
-//! for every reducer; this Small form and the unrolled steps made the cuda build on the device
-//! (H200s, 16 cores) 414 -> 463 s (the segments kernel's third instantiation before them: 381 ->
-//! 414).
+//! kernel of the same shape (32-bit indices, no reducer) 1.02 / 1.10 / 1.17 / 1.18. Taken: a
+//! Small form of the kernel (small plans of a row a group: 32-bit indices, the slots' shape
+//! fixed, the lane count still a parameter; now reduce_small_rows_kernel) and down_tree's steps
+//! unrolled; the library then 1.18 / 1.27 / 1.32 / 1.38 in the same probe, and sums over rows of
+//! 32 1.17 / 1.39 / 1.46 / 1.48 (CUB 1.36 / 1.48 / 1.65 / 2.94). A kernel per lane count (the
+//! 1.08 above) would be six more instantiations for every reducer; this Small form and the
+//! unrolled steps made the cuda build on the device (H200s, 16 cores) 414 -> 463 s (the segments
+//! kernel's third instantiation before them: 381 -> 414).
+//! Arg reducers' small plans (probe of 2026-11-26, H200, f32 argmax, us at 2^10 / 2^12 / 2^14 /
+//! 2^16, rows of 32 and of 256): the staged kernel with small_staged_row_vectors a lane 1.77 /
+//! 1.89 / 1.92 / 2.15 and 1.92 / 2.03 / 2.06 / 2.11; the same runs of 2 vectors loaded straight
+//! from global memory by reduce_small_rows_kernel 1.39 / 1.47 / 1.51 / 1.57 and 1.51 / 1.59 /
+//! 1.63 / 1.68 (CUB 1.47 / 1.57 / 1.76 / 3.38 and 1.60 / 1.67 / 1.75 / 1.83); in an earlier run
+//! of the probe, runs of 4 vectors (half the lanes) 1.43 / 1.66 / 1.69 / 1.92 and 1.85 / 2.11 /
+//! 2.14 / 2.20, and the sums' strided Small form over 4 items a lane 1.66 / 1.90 / 2.11 / 2.19
+//! and 2.00 / 2.14 / 2.18 / 2.29.
 constexpr std::uint64_t small_row_items = 4;
 constexpr std::uint64_t small_staged_row_vectors = 2;
 
