@@ -129,6 +129,126 @@ struct column_plan {
   std::uint64_t split_rows;  //!< rows per split
 };
 
+//! x[k] for each k replaced by its greatest (Max) or least value over the lanes l, l + lanes,
+//! l + 2 lanes, ... of the warp (lanes = 2^lanes_log2): redux.sync when lanes == 1 and w allows
+//! it (warp_reduce), else an xor tree over those lanes. Requires: all 32 lanes active.
+template <bool Max, class Word, int N>
+__device__ __forceinline__ void strided_extreme_words(Word (&x)[N], unsigned lanes_log2, warp_algorithm w) {
+  if (lanes_log2 == 0 && (w == warp_algorithm::hardware || w == warp_algorithm::automatic)) return warp_extreme_words<Max>(x);
+#pragma unroll
+  for (unsigned d = warp_threads / 2; d > 0; d /= 2) {
+    if (d < (1u << lanes_log2)) break;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      const Word y = shfl_xor(x[k], d);
+      x[k] = Max ? (y > x[k] ? y : x[k]) : (y < x[k] ? y : x[k]);
+    }
+  }
+}
+
+//! The writer's part of store_column_args for a plan of Groups warp groups: per column, the best
+//! rank over the groups and the least first index among the groups that hold it, and that
+//! index's value from the group that folded its row: row r of the tile was folded by row group
+//! (r >> side_log2) & (Groups - 1) (the kernel's row order, one split from row 0). A column's
+//! Groups ranks and indices are loaded before any is compared (ptxas interleaves the columns).
+//! H200 probe of 2026-11-26 (f32 argmax, us, 4096 rows x 4 / 16 / 64 columns, 8 groups): this
+//! 3.14 / 3.47 / 5.42; the groups a run-time count, loads under `g < groups` (a branch around
+//! each) 3.87 / 4.02 / 6.05; all 8 groups loaded whatever the plan (unused ones re-reading group
+//! 0) 3.27 / 3.57 / 5.46, but 2.08 against 1.81 us over 256 rows x 4 (2 groups); a rank and
+//! index packed in one key struct 3.67 / 3.97 / 5.97; all C * Groups loaded in one loop first:
+//! 56 bytes spilled.
+template <unsigned Groups, int C, class Reducer, class Word, class V, unsigned Warps>
+__device__ __forceinline__ void store_best_column_args(const Reducer& red, const Word (&best)[C][Warps][warp_threads],
+                                                       const std::uint32_t (&first)[C][Warps][warp_threads],
+                                                       const V (&value)[C][Warps][warp_threads], unsigned across, unsigned cg,
+                                                       unsigned vl, unsigned side_log2, std::uint32_t c0, std::uint32_t cols,
+                                                       typename Reducer::result_type* out, std::uint32_t out_stride) {
+  constexpr std::uint32_t none = ~std::uint32_t(0);
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    Word ranks[Groups];
+    std::uint32_t firsts[Groups];
+#pragma unroll
+    for (unsigned g = 0; g < Groups; ++g) {
+      ranks[g] = best[c][g * across + cg][vl];
+      firsts[g] = first[c][g * across + cg][vl];
+    }
+    Word b = ranks[0];
+#pragma unroll
+    for (unsigned g = 1; g < Groups; ++g) b = ranks[g] > b ? ranks[g] : b;
+    std::uint32_t f = none;
+#pragma unroll
+    for (unsigned g = 0; g < Groups; ++g) f = ranks[g] == b && firsts[g] < f ? firsts[g] : f;
+    if (c0 + c >= cols) continue;
+    const arg<V> r = f == none ? red.identity() : arg<V>{value[c][((f >> side_log2) & (Groups - 1)) * across + cg][vl], f};
+    store_result(out + (c0 + c) * out_stride, red.finalize(r));
+  }
+}
+
+//! The arg results of one column tile of reduce_columns_kernel's Small form, from each lane's C
+//! accumulators a (column c0 + c, indices below 2^32), through ranks instead of a tree of arg
+//! accumulators: each warp finds, per column, its best rank (arg_rank: NaN, -0 and +0 as
+//! Reducer::ties has them) and the least index among its lanes that hold it
+//! (strided_extreme_words); with one warp group that lane writes its own accumulator (the
+//! element's bits); otherwise each warp publishes both and that lane's value, and after one
+//! barrier the column's writer combines the groups' (store_best_column_args). A column with no
+//! element gets the identity. The same result as combining the accumulators in any order: the
+//! best value's first index. Requires: every thread of the block calls it; BlockThreads == 256;
+//! lanes_log2 and across_log2 the launch's plan; writer as in the kernel.
+//! Against the Small form's tree (the lanes' shuffle tree, then the warp groups through shared
+//! memory), H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us, the same plans):
+//! 4096 rows x 4 / 16 / 64 columns 3.82 / 4.10 / 6.09 -> 3.14 / 3.47 / 5.42 (CUB 3.73 / 3.89 /
+//! 4.95), 256 rows x 4 / 16 / 64 / 256 1.92 / 2.23 / 2.56 / 2.61 -> 1.81 / 2.07 / 2.38 / 2.43,
+//! 32 rows x 32 (one group) 1.56 -> 1.59.
+template <int BlockThreads, int C, class Reducer, class V>
+__device__ __forceinline__ void store_column_args(const Reducer& red, const arg<V> (&a)[C], unsigned lanes_log2, unsigned across_log2,
+                                                  bool writer, std::uint32_t c0, std::uint32_t cols,
+                                                  typename Reducer::result_type* out, std::uint32_t out_stride, warp_algorithm w) {
+  using Rank = decltype(arg_rank<Reducer>(V{}));
+  using Word = std::conditional_t<sizeof(Rank) == 8, unsigned long long, unsigned>;
+  constexpr unsigned block_warps = BlockThreads / warp_threads;
+  static_assert(block_warps == 8, "store_column_args: plans of 1, 2, 4 or 8 warp groups");
+  __shared__ Word best[C][block_warps][warp_threads];
+  __shared__ std::uint32_t first[C][block_warps][warp_threads];
+  __shared__ V value[C][block_warps][warp_threads];
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+  const unsigned lanes = 1u << lanes_log2, across = 1u << across_log2, groups = block_warps >> across_log2;
+  const unsigned vl = lane & (lanes - 1), cg = warp & (across - 1);
+  constexpr std::uint32_t none = ~std::uint32_t(0);
+
+  Word own[C], top[C];  // a lane that holds no element has rank 0, below every element's
+#pragma unroll
+  for (int c = 0; c < C; ++c) own[c] = top[c] = a[c].index != npos ? Word(arg_rank<Reducer>(a[c].value)) : Word(0);
+  strided_extreme_words<true>(top, lanes_log2, w);
+  std::uint32_t index[C], low[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) index[c] = low[c] = a[c].index != npos && own[c] == top[c] ? std::uint32_t(a[c].index) : none;
+  strided_extreme_words<false>(low, lanes_log2, w);
+  if (groups == 1) {  // block-uniform: each warp holds whole columns
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      if (c0 + c >= cols) continue;
+      if (low[c] != none && index[c] == low[c]) store_result(out + (c0 + c) * out_stride, red.finalize(a[c]));
+      else if (low[c] == none && lane < lanes) store_result(out + (c0 + c) * out_stride, red.finalize(red.identity()));
+    }
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    if (lane < lanes) {
+      best[c][warp][vl] = top[c];
+      first[c][warp][vl] = low[c];
+    }
+    if (low[c] != none && index[c] == low[c]) value[c][warp][vl] = a[c].value;
+  }
+  __syncthreads();
+  if (!writer) return;
+  const unsigned side_log2 = 5 - lanes_log2;
+  if (groups == 2) store_best_column_args<2>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
+  else if (groups == 4) store_best_column_args<4>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
+  else store_best_column_args<8>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
+}
+
 //! Requires: blockDim.x == BlockThreads == 256 (8 warps); Vector (one load per lane and row,
 //! else element by element) only when column_loader<Source>::usable; grid-strides over tiles *
 //! splits work items, item i being tile i / splits and split i % splits; when splits > 1,
@@ -147,6 +267,7 @@ struct column_plan {
 //! groups / 2, ..., 1; otherwise group 0 folds groups 1, 2, ... in turn), then, with several splits,
 //! the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
 //! t % tile width and a contiguous share of the splits, and the shares are folded in order.
+//! The Small form of arg reducers combines through ranks instead (store_column_args).
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the item's
 //! tile (with splits, partials[split * cols + c] first, and out from the tile's last block).
 template <int BlockThreads, class Reducer, class Source, bool Vector, bool Small>
@@ -232,6 +353,11 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
       if (left > 0) round(left, later);
     }
 
+    if constexpr (Small && detail::has_value_reducer<Reducer>::value) {
+      // One tile a block: its arg results through ranks, then the block is done.
+      store_column_args<BlockThreads>(red, a, p.lanes_log2, p.across_log2, writer, c0, cols, out, out_stride, w);
+      return;
+    }
     if (side > 1) strided_reduce_each(red, a, lanes, w);
     if (groups > 1) {
 #pragma unroll
@@ -362,12 +488,13 @@ inline bool plan_half_wave_columns(std::uint64_t rows, std::uint64_t cols, std::
 //! (a one-instruction combine) the most, up to 32 and 2^ceil(log2(vectors)), for which a warp
 //! takes at most column_rows_in_flight row steps with at most 8 warps on a column, else 1; without
 //! it 1 (a warp reads 32 rows of C columns, and its lanes' tree of shuffles replaces a serial
-//! fold). Warps on a column: the fewest powers of 2 that give each a round, at most 8 (a tile
-//! wider than the columns leaves its other warps idle: the combine across warps costs small
-//! inputs more than the idle warps do). Where those tiles exceed wave_blocks:
+//! fold). Warps on a column: the fewest powers of 2 that give each at most warp_steps row steps
+//! (a round, column_rows_in_flight; column_arg_warp_steps for the Small form's arg combine), at
+//! most 8 (a tile wider than the columns leaves its other warps idle: the combine across warps
+//! costs small inputs more than the idle warps do). Where those tiles exceed wave_blocks:
 //! plan_half_wave_columns' plan. Returns false, leaving p alone, when a warp would take more
 //! than column_small_steps row steps, or neither plan fits.
-inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint64_t C, bool widest,
+inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint64_t C, bool widest, std::uint64_t warp_steps,
                                std::uint64_t wave_blocks, column_plan& p) {
   constexpr unsigned most_groups_log2 = 3;  // 8 warps a block
   const std::uint64_t vectors = (cols + C - 1) / C;
@@ -376,7 +503,7 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
     const std::uint64_t side = warp_threads >> lanes_log2;
     const std::uint64_t steps = rows > side ? (rows + side - 1) / side : 1;
     unsigned groups_log2 = 0;
-    while (groups_log2 < most_groups_log2 && ((steps + (1u << groups_log2) - 1) >> groups_log2) > column_rows_in_flight)
+    while (groups_log2 < most_groups_log2 && ((steps + (1u << groups_log2) - 1) >> groups_log2) > warp_steps)
       ++groups_log2;
     const std::uint64_t per_warp = (steps + (1u << groups_log2) - 1) >> groups_log2;
     if (per_warp > column_rows_in_flight && lanes_log2 > 0) continue;  // narrower warps cover more rows
@@ -419,11 +546,17 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   const std::uint64_t wave_blocks = one_wave_blocks<kernel, block_threads>(s.sm_count);
   const std::uint64_t resident_warps = wave_blocks * block_warps;
 
-  column_plan p{};
-  const bool small = sizeof(Acc) <= 16 && plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), wave_blocks, p);
+  bool small_form = false;  // a small plan would run in the Small form
   if constexpr (Vector && sizeof(Acc) <= 16) {
     const std::uint64_t most = (std::uint64_t(1) << 31) / cols;  // (rows + 256) * cols, cols * out_stride below 2^31
-    if (small && rows + 256 < most && out_stride < most) {
+    small_form = rows + 256 < most && out_stride < most;
+  }
+  const std::uint64_t warp_steps = small_form && detail::has_value_reducer<Reducer>::value ? column_arg_warp_steps : column_rows_in_flight;
+  column_plan p{};
+  const bool small =
+      sizeof(Acc) <= 16 && plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), warp_steps, wave_blocks, p);
+  if constexpr (Vector && sizeof(Acc) <= 16) {
+    if (small && small_form) {
       reduce_columns_kernel<block_threads, Reducer, Source, Vector, true><<<unsigned(p.tiles), block_threads, 0, s.stream>>>(
           red, src, std::uint32_t(rows), std::uint32_t(cols), p, nullptr, nullptr, out, std::uint32_t(out_stride), o.warp);
       check_cuda(cudaGetLastError(), "reduce_columns: launch");

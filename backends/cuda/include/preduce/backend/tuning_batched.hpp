@@ -217,6 +217,16 @@ constexpr std::uint64_t column_min_steps = 8;
 //! [7.96], over columns of 32 at 2^22 7.65 -> 7.63. These figures are of the 64-bit kernel; since
 //! git c5cc9b7 the plans run in its Small form (launch_columns, with the figures of that change).
 constexpr std::uint64_t column_small_steps = 16;
+//! Columns: row steps a warp takes under plan_small_columns for arg reducers in the Small form,
+//! whose warp groups combine through ranks (store_column_args) at little cost per group: their
+//! per-element fold (a NaN-aware compare and three selects) is what costs, so the rows are
+//! spread over up to 8 warps. H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us,
+//! warps on a column 1 / 2 / 4 / 8 over 256 rows of 4 / 16 / 64 / 256 columns): 4 columns 1.83
+//! / 1.84 / 1.79 / 1.87, 16 2.01 / 2.07 / 1.93 / 1.94, 64 2.82 / 2.38 / 2.11 / 2.07, 256 2.90 /
+//! 2.43 / 2.14 / 2.13 (a round a warp, column_rows_in_flight, took 2 warps); over 32 rows of 32
+//! / 128 columns (one step) 1.63 / 1.69 with one warp, 1.81 / 1.86 with 8 (CUB 1.53 / 1.65 /
+//! 1.84 / 2.20 over 256 rows, 1.55 / 1.72 over 32).
+constexpr std::uint64_t column_arg_warp_steps = 1;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
 //! reducers of 4- and 8-byte types; 1 or 2 for binned accumulators). The fold is a function of its
