@@ -38,6 +38,20 @@
 namespace preduce {
 namespace backend {
 
+//! Folds a thread's row slots in place, `per` consecutive slots a row (per a power of two
+//! dividing S): slots s0 .. s0 + per - 1 (s0 a multiple of per) into slot s0 by a pairwise tree,
+//! level k combining slot s + 2^k into slot s for s a multiple of 2^(k + 1), while 2^k < per.
+template <class Reducer, class Acc, int S>
+__device__ __forceinline__ void combine_row_slots(const Reducer& red, Acc (&a)[S], unsigned per) {
+#pragma unroll
+  for (int step = 1; step < S; step *= 2) {
+    if (per > unsigned(step)) {
+#pragma unroll
+      for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
+    }
+  }
+}
+
 //! Short rows: a group of lanes = 2^lanes_log2 <= 32 per row, each lane holding items j, j +
 //! lanes, ... (per = 2^per_log2 <= row_items_in_flight of them) of its row, an item being a
 //! 16-byte vector when `vectorized`, else an element. A thread loads up to row_items_in_flight
@@ -101,14 +115,7 @@ __global__ void __launch_bounds__(BlockThreads)
 #pragma unroll
       for (int s = 0; s < S; ++s) a[s] = has[s] ? red.lift(e[s], item_of(s)) : red.identity();
     }
-    // A row's slots are s0 .. s0 + per - 1 (s0 a multiple of per): fold them into slot s0.
-#pragma unroll
-    for (int step = 1; step < S; step *= 2) {
-      if (per > unsigned(step)) {
-#pragma unroll
-        for (int s = 0; s + step < S; s += 2 * step) a[s] = red.combine(a[s], a[s + step]);
-      }
-    }
+    combine_row_slots(red, a, per);
 #pragma unroll
     for (int s = 0; s < S; ++s) {
       if ((s & (per - 1)) != 0) continue;  // warp-uniform
@@ -183,11 +190,7 @@ __global__ void __launch_bounds__(BlockThreads)
       Acc slot[S];
 #pragma unroll
       for (int k = 0; k < S; ++k) slot[k] = has[k] ? fold_chunk(red, red.identity(), e[k], item_of(k) * W) : red.identity();
-#pragma unroll
-      for (int step = 1; step < S; step *= 2) {
-#pragma unroll
-        for (int k = 0; k + step < S; k += 2 * step) slot[k] = red.combine(slot[k], slot[k + step]);
-      }
+      combine_row_slots(red, slot, unsigned(S));
       a = group_reduce(red, slot[0], lanes, w);
     }
     if (j == 0 && row < rows) store_result(out + row * out_stride, red.finalize(a));
