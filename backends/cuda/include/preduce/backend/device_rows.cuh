@@ -268,6 +268,28 @@ __global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
   }
 }
 
+//! Folds into `a` one whole round of a row's 16-byte vectors: vectors v, v + Threads, ..., v +
+//! (U - 1) Threads of the row that starts at element `first` (vector k: elements k * W ..), all
+//! U loaded before any is folded, none predicated. FirstOfThread: the round holds the thread's
+//! first elements, `a` is the identity, and after the first vector arg folds skip the identity
+//! test (fold_chunk_after_first). I: the index arithmetic's type.
+template <unsigned Threads, int U, bool FirstOfThread, class Reducer, class Source, class I>
+__device__ __forceinline__ typename Reducer::acc_type fold_row_round(const Reducer& red, const Source& src, I first, I v,
+                                                                     typename Reducer::acc_type a) {
+  using L = chunk_loader<Source>;
+  constexpr int W = L::width;
+  typename L::element e[U][W];
+#pragma unroll
+  for (int u = 0; u < U; ++u) L::load(src, first + (v + unsigned(u) * Threads) * W, e[u]);
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::uint64_t at = (v + unsigned(u) * Threads) * W;
+    if constexpr (FirstOfThread) a = u == 0 ? fold_chunk(red, a, e[u], at) : fold_chunk_after_first(red, a, e[u], at);
+    else a = fold_chunk(red, a, e[u], at);
+  }
+  return a;
+}
+
 //! Thread t's share (of `Threads` folding the row) of one 16-byte aligned row of `vectors`
 //! vectors starting at element `first` (no scalar head or tail): vectors t, t + Threads, ...,
 //! vectors_in_flight of them loaded before any is folded, the last round predicated rather than finished one vector at a
@@ -289,13 +311,7 @@ __device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Red
   // Whole rounds, then the predicated last one. (The two written out: one lambda for both, given
   // the predicate as a compile-time tag, took 69 registers.)
   std::uint64_t v = t;
-  for (; v + (U - 1) * Threads < vectors; v += std::uint64_t(Threads) * U) {
-    typename L::element e[U][W];
-#pragma unroll
-    for (int u = 0; u < U; ++u) L::load(src, first + (v + u * Threads) * W, e[u]);
-#pragma unroll
-    for (int u = 0; u < U; ++u) a = fold_chunk(red, a, e[u], (v + u * Threads) * W);
-  }
+  for (; v + (U - 1) * Threads < vectors; v += std::uint64_t(Threads) * U) a = fold_row_round<Threads, U, false>(red, src, first, v, a);
   if (v < vectors) {
     typename L::element e[U][W];
 #pragma unroll
@@ -392,21 +408,11 @@ __host__ __device__ constexpr std::uint64_t round_row_vectors() {
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_round_rows_kernel(Reducer red, Source src, std::uint64_t cols, typename Reducer::result_type* out, std::uint64_t out_stride) {
-  using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
-  constexpr int W = L::width, U = int(round_row_vectors<BlockThreads, Source>() / BlockThreads);
+  constexpr int U = int(round_row_vectors<BlockThreads, Source>() / BlockThreads);
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   const Source row = slice(src, std::uint64_t(blockIdx.x) * cols);
-  typename L::element e[U][W];
-#pragma unroll
-  for (int u = 0; u < U; ++u) L::load(row, (threadIdx.x + unsigned(u) * BlockThreads) * W, e[u]);
-  Acc a = red.identity();
-#pragma unroll
-  for (int u = 0; u < U; ++u) {
-    const std::uint64_t first = (threadIdx.x + unsigned(u) * BlockThreads) * W;
-    // After the thread's first chunk, arg folds skip the identity test (fold_chunk_after_first).
-    a = u == 0 ? fold_chunk(red, a, e[u], first) : fold_chunk_after_first(red, a, e[u], first);
-  }
+  Acc a = fold_row_round<BlockThreads, U, true>(red, row, 0u, unsigned(threadIdx.x), red.identity());
   a = block_reduce<BlockThreads>(red, a, smem, warp_algorithm::automatic);
   if (threadIdx.x == 0) store_result(out + blockIdx.x * out_stride, red.finalize(a));
 }
