@@ -115,11 +115,6 @@ __device__ __noinline__ typename Reducer::acc_type fold_splits(const Reducer& re
   return b;
 }
 
-//! Index arithmetic of reduce_columns_kernel: 32-bit for its Small form (fewer and shorter
-//! dependent instructions before a lane's first load), else 64-bit.
-template <bool Small>
-using column_index = std::conditional_t<Small, std::uint32_t, std::uint64_t>;
-
 //! The shape of one reduce_columns_kernel launch (chosen by enqueue_columns).
 struct column_plan {
   unsigned lanes_log2;     //!< lanes per row: a warp reads 32 >> lanes_log2 rows side by side
@@ -185,7 +180,7 @@ __device__ __forceinline__ void store_best_column_args(const Reducer& red, const
   }
 }
 
-//! The arg results of one column tile of reduce_columns_kernel's Small form, from each lane's C
+//! The arg results of one column tile of reduce_small_columns_kernel, from each lane's C
 //! accumulators a (column c0 + c, indices below 2^32), through ranks instead of a tree of arg
 //! accumulators: each warp finds, per column, its best rank (arg_rank: NaN, -0 and +0 as
 //! Reducer::ties has them) and the least index among its lanes that hold it
@@ -195,7 +190,7 @@ __device__ __forceinline__ void store_best_column_args(const Reducer& red, const
 //! element gets the identity. The same result as combining the accumulators in any order: the
 //! best value's first index. Requires: every thread of the block calls it; BlockThreads == 256;
 //! lanes_log2 and across_log2 the launch's plan; writer as in the kernel.
-//! Against the Small form's tree (the lanes' shuffle tree, then the warp groups through shared
+//! Against the small plans' tree (the lanes' shuffle tree, then the warp groups through shared
 //! memory), H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us, the same plans):
 //! 4096 rows x 4 / 16 / 64 columns 3.82 / 4.10 / 6.09 -> 3.14 / 3.47 / 5.42 (CUB 3.73 / 3.89 /
 //! 4.95), 256 rows x 4 / 16 / 64 / 256 1.92 / 2.23 / 2.56 / 2.61 -> 1.81 / 2.07 / 2.38 / 2.43,
@@ -249,38 +244,158 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
   else store_best_column_args<8>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
 }
 
+//! One lane's share of a column kernel's rows: `left` rows, the first at element `at` of the
+//! matrix and index r, the next ones stride elements and step indices further, each row's C
+//! columns loaded as one vector (Vector) or element by element (the first `valid` of them),
+//! column_rows_in_flight rows loaded before any is folded into a (a[c] for column c): the first
+//! round with fold_element, after which every accumulator holds an element, the later ones,
+//! whole rounds unpredicated and then one predicated round, with fold_after_first. I: the
+//! index arithmetic's type.
+template <bool Vector, class Reducer, class Source, class I, int C>
+__device__ __forceinline__ void fold_column_rows(const Reducer& red, const Source& src, typename Reducer::acc_type (&a)[C], I at, I r,
+                                                 I left, I stride, I step, unsigned valid) {
+  using CL = column_loader<Source>;
+  using Acc = typename Reducer::acc_type;
+  using E = typename Source::value_type;
+  constexpr int U = column_rows_in_flight;
+  const auto load_row = [&](I i, E(&e)[C]) {
+    if constexpr (Vector) {
+      CL::load(src, i, e);
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (unsigned(c) < valid) e[c] = src[i + c];
+    }
+  };
+  // One round: rows_here (<= U) rows loaded, then folded in order with fold.
+  const auto round = [&](I rows_here, auto fold) {
+    E e[U][C];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (unsigned(u) < rows_here) load_row(at + u * stride, e[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (unsigned(u) >= rows_here) break;
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (Vector || unsigned(c) < valid) a[c] = fold(a[c], e[u][c], r + u * step);
+    }
+    at += U * stride;
+    r += U * step;
+  };
+  if (left == 0) return;
+  const I here = left < U ? left : U;
+  round(here, [&](const Acc& x, const E& v, I i) { return fold_element(red, x, v, i); });
+  left -= here;
+  const auto later = [&](const Acc& x, const E& v, I i) { return fold_after_first(red, x, v, i); };
+  for (; left >= U; left -= U) round(U, later);
+  if (left > 0) round(left, later);
+}
+
+//! Columns of a small input (plan_small_columns' plan over 16-byte loads), one column tile a
+//! block, with 32-bit indices and only the parameters it reads: reduce_columns_kernel's rows,
+//! order and results for one split, without its item loop and split code. Against
+//! reduce_columns_kernel's Small form (until git cc83403 a template flag of that kernel, with its
+//! partials, counters and item loop), H200 probe of 2026-11-26 (f32, graph of 64 calls, us, the
+//! same plans): sums over 256 rows x 4 / 16 / 64 / 256 columns 1.41 / 1.63 / 1.72 / 1.80 -> 1.36
+//! / 1.58 / 1.66 / 1.75, over 32 x 32 / 128 1.38 / 1.52 -> 1.33 / 1.46, over 4096 x 4 / 16 / 64
+//! 2.30 / 2.81 / 4.89 -> 2.25 / 2.75 / 4.88; argmax over 256 rows 1.84 / 1.93 / 2.06 / 2.13 ->
+//! 1.77 / 1.86 / 1.95 / 2.03, over 32 x 32 / 128 1.60 / 1.67 -> 1.52 / 1.58, over 4096 rows 3.14
+//! / 3.46 / 5.48 -> 3.08 / 3.27 / 5.27. The plan comes as the struct: given lanes_log2 and
+//! across_log2 as two scalar parameters, NVVM recomputed each load's address from the
+//! parameters, and the sums ran no faster than the Small form (1.40 / 1.62 / 1.71 / 1.80).
+//! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles, p.splits == 1 (only
+//! p.lanes_log2 and p.across_log2 are read); column_loader<Source>::usable; (rows + 256) * cols
+//! and cols * out_stride below 2^31.
+//! Work and order: reduce_columns_kernel's for one split of all the rows. Combines: arg reducers
+//! through ranks (store_column_args); others the side rows of a warp (strided_reduce_each), then
+//! a tree over the warp groups through shared memory, group g taking g + half for half = groups /
+//! 2, ..., 1.
+//! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the block's tile.
+template <int BlockThreads, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reducer::acc_type>())
+    reduce_small_columns_kernel(Reducer red, Source src, std::uint32_t rows, std::uint32_t cols, column_plan p,
+                                typename Reducer::result_type* out, std::uint32_t out_stride, warp_algorithm w) {
+  using I = std::uint32_t;
+  const unsigned lanes_log2 = p.lanes_log2, across_log2 = p.across_log2;  // its tiles: gridDim.x
+  using Acc = typename Reducer::acc_type;
+  constexpr int C = column_loader<Source>::columns;
+  constexpr unsigned block_warps = BlockThreads / warp_threads;
+  static_assert(block_warps == 8, "reduce_small_columns_kernel: plans of 8 warps a block");
+  static_assert(sizeof(Acc) * C * BlockThreads <= 32768, "small plans: accumulators of at most 16 bytes");
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+  const unsigned lanes = 1u << lanes_log2, side = warp_threads >> lanes_log2;
+  const unsigned across = 1u << across_log2, groups = block_warps >> across_log2;
+  const unsigned cg = warp & (across - 1), rg = warp >> across_log2;
+  const unsigned vl = lane & (lanes - 1), ro = lane >> lanes_log2;
+  const unsigned step_log2 = (5 - lanes_log2) + (3 - across_log2);
+  const I step = I(1) << step_log2;
+  const bool writer = rg == 0 && lane < lanes;
+  const I c0 = I(blockIdx.x) * (across * lanes * C) + (cg * lanes + vl) * C;
+
+  Acc a[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) a[c] = red.identity();
+  const I r_first = rg * side + ro;
+  const I left = c0 < cols && r_first < rows ? (rows - r_first + step - 1) >> step_log2 : 0;
+  fold_column_rows<true>(red, src, a, r_first * cols + c0, r_first, left, step * cols, step, unsigned(C));
+
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
+    store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols, out, out_stride, w);
+  } else {
+    __shared__ Acc exchange[block_warps][warp_threads][C];
+    if (side > 1) strided_reduce_each(red, a, lanes, w);
+    // A tree over the groups: at each level the upper half of the groups still holding partials
+    // passes them to the lower half (group g takes g + half). A level writes only slots that no
+    // earlier level read. Against group 0 folding the others in turn, H100 probes of 2026-11-25
+    // (two machines, graph of 64 calls, us, f32, 8 groups): argmax over columns of 4096 at 2^14 /
+    // 2^16 / 2^18 / 2^20 4.71 / 5.40 / 6.91 / 7.21 -> 3.92 / 4.36 / 5.99 / 6.36, sums 2.39 / 3.33 /
+    // 4.96 / 5.18 -> 2.36 / 3.05 / 4.81 / 5.07; sums over columns of 256 at 2^12 1.75 -> 1.68.
+#pragma unroll
+    for (unsigned half = block_warps / 2; half > 0; half /= 2) {
+      if (half >= groups) continue;  // block-uniform
+      if (rg >= half && rg < 2 * half && lane < lanes) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) exchange[warp][lane][c] = a[c];
+      }
+      __syncthreads();
+      if (rg < half && lane < lanes) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) a[c] = device_combine(red, a[c], exchange[(rg + half) * across + cg][lane][c]);
+      }
+    }
+    if (writer) {
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (c0 + c < cols) store_result(out + (c0 + c) * out_stride, red.finalize(a[c]));
+    }
+  }
+}
+
 //! Requires: blockDim.x == BlockThreads == 256 (8 warps); Vector (one load per lane and row,
 //! else element by element) only when column_loader<Source>::usable; grid-strides over tiles *
 //! splits work items, item i being tile i / splits and split i % splits; when splits > 1,
 //! across_log2 == 0, counters[0 .. tiles) zero on entry (zero again on exit) and partials holds
-//! splits * cols accumulators. Small: gridDim.x == tiles, splits == 1, and (rows + 256) * cols
-//! and cols * out_stride below 2^31 (32-bit indices, one tile a block, no split code:
-//! launch_columns).
+//! splits * cols accumulators.
 //! Work: lane l of warp k owns columns c0 .. c0 + C - 1 of its tile (C = column_loader::columns;
 //! c0 = tile * tile width + ((k % across) * lanes + l % lanes) * C) and, within the split's rows
 //! [r0, r1), rows r0 + (i * groups + k / across) * side + l / lanes for i = 0, 1, ... (side =
 //! 32 / lanes rows per warp step, groups = 8 / across warps per column), folded in that order
-//! with column_rows_in_flight rows loaded before any is folded: whole rounds of them
-//! unpredicated, then one predicated round.
+//! as fold_column_rows has them.
 //! Combines, in a fixed order: the side rows of a warp (strided_reduce_each), then the warp groups
-//! of the block through shared memory (Small: a tree, group g taking g + half for half =
-//! groups / 2, ..., 1; otherwise group 0 folds groups 1, 2, ... in turn), then, with several splits,
-//! the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
+//! of the block through shared memory (group 0 folds groups 1, 2, ... in turn), then, with several
+//! splits, the tile's last block (acq_rel counter per tile) folds the splits: thread t takes column
 //! t % tile width and a contiguous share of the splits, and the shares are folded in order.
-//! The Small form of arg reducers combines through ranks instead (store_column_args).
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the item's
 //! tile (with splits, partials[split * cols + c] first, and out from the tile's last block).
-template <int BlockThreads, class Reducer, class Source, bool Vector, bool Small>
+template <int BlockThreads, class Reducer, class Source, bool Vector>
 __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reducer::acc_type>())
-    reduce_columns_kernel(Reducer red, Source src, column_index<Small> rows, column_index<Small> cols, column_plan p,
+    reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
                           typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
-                          column_index<Small> out_stride, warp_algorithm w) {
-  using I = column_index<Small>;
-  using CL = column_loader<Source>;
+                          std::uint64_t out_stride, warp_algorithm w) {
+  using I = std::uint64_t;
   using Acc = typename Reducer::acc_type;
-  using E = typename Source::value_type;
-  constexpr int C = CL::columns;
-  constexpr int U = column_rows_in_flight;
+  constexpr int C = column_loader<Source>::columns;
   constexpr unsigned block_warps = BlockThreads / warp_threads;
   static_assert(block_warps == 8, "reduce_columns_kernel: column_plan assumes 8 warps per block");
   // Columns exchanged per barrier: all C while that fits in 32 KiB of shared memory, else one at
@@ -300,8 +415,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
   const I step = I(1) << step_log2;
   const bool writer = rg == 0 && lane < lanes;
 
-  // Small: one split of all the rows, known at compile time.
-  const I splits = Small ? 1 : I(p.splits), split_rows = Small ? rows : I(p.split_rows);
+  const I splits = p.splits, split_rows = p.split_rows;
   for (I item = blockIdx.x; item < I(p.tiles) * splits; item += gridDim.x) {  // block-uniform
     const I tile = splits == 1 ? item : item / splits, split = item - tile * splits;
     const I c0 = tile * tile_width + (I(cg) * lanes + vl) * C;
@@ -313,90 +427,27 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
 
     // This lane's rows: r_first, r_first + step, ... below r_end; none when its columns lie past cols.
     const I r_first = r_begin + I(rg) * side + ro;
-    I left = c0 < cols && r_first < r_end ? (r_end - r_first + step - 1) >> step_log2 : 0;
+    const I left = c0 < cols && r_first < r_end ? (r_end - r_first + step - 1) >> step_log2 : 0;
     const unsigned valid = cols - c0 < I(C) ? unsigned(cols - c0) : unsigned(C);  // when left > 0
-    const I stride = step * cols;  // elements from one of its rows to the next
-    I at = r_first * cols + c0, r = r_first;
-    const auto load_row = [&](I i, E(&e)[C]) {
-      if constexpr (Vector) {
-        CL::load(src, i, e);
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; ++c)
-          if (unsigned(c) < valid) e[c] = src[i + c];
-      }
-    };
-    // One round: rows_here (<= U) rows loaded, then folded in order with fold.
-    const auto round = [&](I rows_here, auto fold) {
-      E e[U][C];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (unsigned(u) < rows_here) load_row(at + u * stride, e[u]);
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (unsigned(u) >= rows_here) break;
-#pragma unroll
-        for (int c = 0; c < C; ++c)
-          if (Vector || unsigned(c) < valid) a[c] = fold(a[c], e[u][c], r + u * step);
-      }
-      at += U * stride;
-      r += U * step;
-    };
-    if (left > 0) {
-      // The first round folds with fold_element; after it every accumulator holds an element,
-      // and the later rounds, whole ones unpredicated, fold with fold_after_first.
-      const I here = left < U ? left : U;
-      round(here, [&](const Acc& x, const E& v, I i) { return fold_element(red, x, v, i); });
-      left -= here;
-      const auto later = [&](const Acc& x, const E& v, I i) { return fold_after_first(red, x, v, i); };
-      for (; left >= U; left -= U) round(U, later);
-      if (left > 0) round(left, later);
-    }
+    fold_column_rows<Vector>(red, src, a, r_first * cols + c0, r_first, left, step * cols, step, valid);
 
-    if constexpr (Small && detail::has_value_reducer<Reducer>::value) {
-      // One tile a block: its arg results through ranks, then the block is done.
-      store_column_args<BlockThreads>(red, a, p.lanes_log2, p.across_log2, writer, c0, cols, out, out_stride, w);
-      return;
-    }
     if (side > 1) strided_reduce_each(red, a, lanes, w);
     if (groups > 1) {
 #pragma unroll
       for (int first = 0; first < C; first += XC) {
         if (first > 0) __syncthreads();  // the previous columns' exchange has been read
-        if constexpr (Small) {
-          // A tree over the groups: at each level the upper half of the groups still holding
-          // partials passes them to the lower half (group g takes g + half). A level writes
-          // only slots that no earlier level of these columns read. Against group 0 folding
-          // the others in turn, H100 probes of 2026-11-25 (two machines, graph of 64 calls, us,
-          // f32, 8 groups): argmax over columns of 4096 at 2^14 / 2^16 / 2^18 / 2^20 4.71 /
-          // 5.40 / 6.91 / 7.21 -> 3.92 / 4.36 / 5.99 / 6.36, sums 2.39 / 3.33 / 4.96 / 5.18 ->
-          // 2.36 / 3.05 / 4.81 / 5.07; sums over columns of 256 at 2^12 1.75 -> 1.68.
+        // Group 0 folds groups 1, 2, ... in turn (a tree's extra barriers and live values made
+        // this 64-register kernel spill: ptxas, f32 argmax, 32 -> 104 bytes of stack;
+        // reduce_small_columns_kernel takes the tree).
+        if (rg > 0 && lane < lanes) {
 #pragma unroll
-          for (unsigned half = block_warps / 2; half > 0; half /= 2) {
-            if (half >= groups) continue;  // block-uniform
-            if (rg >= half && rg < 2 * half && lane < lanes) {
+          for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
+        }
+        __syncthreads();
+        if (writer) {
+          for (unsigned g = 1; g < groups; ++g) {
 #pragma unroll
-              for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
-            }
-            __syncthreads();
-            if (rg < half && lane < lanes) {
-#pragma unroll
-              for (int c = 0; c < XC; ++c) a[first + c] = device_combine(red, a[first + c], exchange[(rg + half) * across + cg][lane][c]);
-            }
-          }
-        } else {
-          // Group 0 folds groups 1, 2, ... in turn (a tree's extra barriers and live values made
-          // this 64-register form spill: ptxas, f32 argmax, 32 -> 104 bytes of stack).
-          if (rg > 0 && lane < lanes) {
-#pragma unroll
-            for (int c = 0; c < XC; ++c) exchange[warp][lane][c] = a[first + c];
-          }
-          __syncthreads();
-          if (writer) {
-            for (unsigned g = 1; g < groups; ++g) {
-#pragma unroll
-              for (int c = 0; c < XC; ++c) a[first + c] = red.combine(a[first + c], exchange[g * across + cg][lane][c]);
-            }
+            for (int c = 0; c < XC; ++c) a[first + c] = red.combine(a[first + c], exchange[g * across + cg][lane][c]);
           }
         }
       }
@@ -441,7 +492,6 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
         if (threadIdx.x == 0) counters[tile] = 0;
       }
     }
-    if constexpr (Small) return;  // one tile a block: there is no next item
     __syncthreads();  // exchange and is_last are reused by the block's next item
   }
 }
@@ -489,7 +539,7 @@ inline bool plan_half_wave_columns(std::uint64_t rows, std::uint64_t cols, std::
 //! takes at most column_rows_in_flight row steps with at most 8 warps on a column, else 1; without
 //! it 1 (a warp reads 32 rows of C columns, and its lanes' tree of shuffles replaces a serial
 //! fold). Warps on a column: the fewest powers of 2 that give each at most warp_steps row steps
-//! (a round, column_rows_in_flight; column_arg_warp_steps for the Small form's arg combine), at
+//! (a round, column_rows_in_flight; column_arg_warp_steps for the small kernel's arg combine), at
 //! most 8 (a tile wider than the columns leaves its other warps idle: the combine across warps
 //! costs small inputs more than the idle warps do). Where those tiles exceed wave_blocks:
 //! plan_half_wave_columns' plan. Returns false, leaving p alone, when a warp would take more
@@ -526,27 +576,27 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
 //! columns, at least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps
 //! per column tile and k / 8 row splits; k < 8: 8 / 2^floor(log2 k) warp columns per block,
 //! one split. A plan_small_columns plan over 16-byte loads (Vector) whose indices fit 31 bits
-//! takes the kernel's Small form. H100 probe of 2026-11-25 (f32, the small plans, graph of 64
-//! calls, us, this kernel -> a copy of it with one tile a block and no split code -> that with
+//! runs reduce_small_columns_kernel (until git cc83403 a Small template flag of this kernel;
+//! figures of the move beside that kernel). H100 probe of 2026-11-25 (f32, the small plans, graph
+//! of 64 calls, us, this kernel -> a copy of it with one tile a block and no split code -> that with
 //! 32-bit indices): sums over columns of 32 at 2^10 / 2^16 2.11 / 2.15 -> 1.81 / 1.88 -> 1.73 /
 //! 1.80, over columns of 256 at 2^10 / 2^16 2.20 / 2.61 -> 1.90 / 2.37 -> 1.76 / 2.28, over
 //! columns of 4096 at 2^14 / 2^20 3.03 / 5.94 -> 2.85 / 5.70 -> 2.67 / 5.62; argmax over
 //! columns of 32 at 2^10 / 2^16 2.04 / 2.25 -> 1.69 / 1.90 -> 1.60 / 1.80, over columns of 256
 //! at 2^10 / 2^16 2.53 / 3.16 -> 2.19 / 2.82 -> 1.99 / 2.61, over columns of 4096 at 2^14 /
-//! 2^20 5.34 / 7.79 -> 5.18 / 8.48 -> 4.70 / 7.34 (an empty kernel: 0.82). Only the aligned
-//! instantiation has the Small form (compile time: the element-by-element one is for odd
-//! shapes).
+//! 2^20 5.34 / 7.79 -> 5.18 / 8.48 -> 4.70 / 7.34 (an empty kernel: 0.82). Only 16-byte loads
+//! have the small kernel (compile time: the element-by-element instantiation is for odd shapes).
 template <bool Vector, class Reducer, class Source>
 void launch_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
                     typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
   using Acc = typename Reducer::acc_type;
   constexpr std::uint64_t C = column_loader<Source>::columns;
   constexpr std::uint64_t block_warps = block_threads / warp_threads;
-  constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector, false>;
+  constexpr auto kernel = reduce_columns_kernel<block_threads, Reducer, Source, Vector>;
   const std::uint64_t wave_blocks = one_wave_blocks<kernel, block_threads>(s.sm_count);
   const std::uint64_t resident_warps = wave_blocks * block_warps;
 
-  bool small_form = false;  // a small plan would run in the Small form
+  bool small_form = false;  // a small plan would run reduce_small_columns_kernel
   if constexpr (Vector && sizeof(Acc) <= 16) {
     const std::uint64_t most = (std::uint64_t(1) << 31) / cols;  // (rows + 256) * cols, cols * out_stride below 2^31
     small_form = rows + 256 < most && out_stride < most;
@@ -557,8 +607,8 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
       sizeof(Acc) <= 16 && plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), warp_steps, wave_blocks, p);
   if constexpr (Vector && sizeof(Acc) <= 16) {
     if (small && small_form) {
-      reduce_columns_kernel<block_threads, Reducer, Source, Vector, true><<<unsigned(p.tiles), block_threads, 0, s.stream>>>(
-          red, src, std::uint32_t(rows), std::uint32_t(cols), p, nullptr, nullptr, out, std::uint32_t(out_stride), o.warp);
+      reduce_small_columns_kernel<block_threads><<<unsigned(p.tiles), block_threads, 0, s.stream>>>(
+          red, src, std::uint32_t(rows), std::uint32_t(cols), p, out, std::uint32_t(out_stride), o.warp);
       check_cuda(cudaGetLastError(), "reduce_columns: launch");
       return;
     }

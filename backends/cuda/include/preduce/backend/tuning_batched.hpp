@@ -215,9 +215,11 @@ constexpr std::uint64_t column_min_steps = 8;
 //! argmax over columns of 32 at 2^20 / 2^22 6.09 / 11.24 -> 5.50 / 8.70 [4.99 / 8.70], over
 //! columns of 256 at 2^22 15.37 -> 10.52 [10.02]; sums over columns of 256 at 2^22 10.06 -> 8.00
 //! [7.96], over columns of 32 at 2^22 7.65 -> 7.63. These figures are of the 64-bit kernel; since
-//! git c5cc9b7 the plans run in its Small form (launch_columns, with the figures of that change).
+//! git c5cc9b7 the plans run in 32-bit indices (reduce_small_columns_kernel since the commit
+//! after cc83403; launch_columns has the figures).
 constexpr std::uint64_t column_small_steps = 16;
-//! Columns: row steps a warp takes under plan_small_columns for arg reducers in the Small form,
+//! Columns: row steps a warp takes under plan_small_columns for arg reducers in
+//! reduce_small_columns_kernel,
 //! whose warp groups combine through ranks (store_column_args) at little cost per group: their
 //! per-element fold (a NaN-aware compare and three selects) is what costs, so the rows are
 //! spread over up to 8 warps. H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us,
