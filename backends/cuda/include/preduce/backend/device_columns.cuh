@@ -247,17 +247,16 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
 //! One lane's share of a column kernel's rows: `left` rows, the first at element `at` of the
 //! matrix and index r, the next ones stride elements and step indices further, each row's C
 //! columns loaded as one vector (Vector) or element by element (the first `valid` of them),
-//! column_rows_in_flight rows loaded before any is folded into a (a[c] for column c): the first
-//! round with fold_element, after which every accumulator holds an element, the later ones,
-//! whole rounds unpredicated and then one predicated round, with fold_after_first. I: the
-//! index arithmetic's type.
-template <bool Vector, class Reducer, class Source, class I, int C>
+//! U rows loaded before any is folded into a (a[c] for column c): the first round with
+//! fold_element, after which every accumulator holds an element, the later ones, whole rounds
+//! unpredicated and then one predicated round, with fold_after_first. I: the index
+//! arithmetic's type.
+template <bool Vector, int U = column_rows_in_flight, class Reducer, class Source, class I, int C>
 __device__ __forceinline__ void fold_column_rows(const Reducer& red, const Source& src, typename Reducer::acc_type (&a)[C], I at, I r,
                                                  I left, I stride, I step, unsigned valid) {
   using CL = column_loader<Source>;
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
-  constexpr int U = column_rows_in_flight;
   const auto load_row = [&](I i, E(&e)[C]) {
     if constexpr (Vector) {
       CL::load(src, i, e);
@@ -307,13 +306,16 @@ __device__ __forceinline__ void fold_column_rows(const Reducer& red, const Sourc
 //! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles, p.splits == 1 (only
 //! p.lanes_log2 and p.across_log2 are read); column_loader<Source>::usable; (rows + 256) * cols
 //! and cols * out_stride below 2^31.
-//! Work and order: reduce_columns_kernel's for one split of all the rows. Combines: arg reducers
+//! Work and order: reduce_columns_kernel's for one split of all the rows, RowsInFlight of a
+//! lane's rows loaded before any is folded (column_rows_in_flight, or
+//! column_deep_rows_in_flight where a warp takes more row steps than that). Combines: arg reducers
 //! through ranks (store_column_args); others the side rows of a warp (strided_reduce_each), then
 //! a tree over the warp groups through shared memory, group g taking g + half for half = groups /
 //! 2, ..., 1.
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the block's tile.
-template <int BlockThreads, class Reducer, class Source>
-__global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reducer::acc_type>())
+template <int BlockThreads, int RowsInFlight, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_flight ? column_deep_min_blocks
+                                                                                    : column_min_blocks<typename Reducer::acc_type>())
     reduce_small_columns_kernel(Reducer red, Source src, std::uint32_t rows, std::uint32_t cols, column_plan p,
                                 typename Reducer::result_type* out, std::uint32_t out_stride, warp_algorithm w) {
   using I = std::uint32_t;
@@ -338,7 +340,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
   for (int c = 0; c < C; ++c) a[c] = red.identity();
   const I r_first = rg * side + ro;
   const I left = c0 < cols && r_first < rows ? (rows - r_first + step - 1) >> step_log2 : 0;
-  fold_column_rows<true>(red, src, a, r_first * cols + c0, r_first, left, step * cols, step, unsigned(C));
+  fold_column_rows<true, RowsInFlight>(red, src, a, r_first * cols + c0, r_first, left, step * cols, step, unsigned(C));
 
   if constexpr (detail::has_value_reducer<Reducer>::value) {
     store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols, out, out_stride, w);
@@ -607,8 +609,17 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
       sizeof(Acc) <= 16 && plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), warp_steps, wave_blocks, p);
   if constexpr (Vector && sizeof(Acc) <= 16) {
     if (small && small_form) {
-      reduce_small_columns_kernel<block_threads><<<unsigned(p.tiles), block_threads, 0, s.stream>>>(
-          red, src, std::uint32_t(rows), std::uint32_t(cols), p, out, std::uint32_t(out_stride), o.warp);
+      auto small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, Reducer, Source>;
+      if constexpr (!detail::has_value_reducer<Reducer>::value) {
+        // The row steps a warp takes; past one round (more than 1024 rows at one lane a row, 8
+        // warps on a column) the lanes load all of them at once (at most column_small_steps).
+        const std::uint64_t steps = (rows + (warp_threads >> p.lanes_log2) - 1) >> (5 - p.lanes_log2);
+        const std::uint64_t per_warp = (steps + (block_warps >> p.across_log2) - 1) >> (3 - p.across_log2);
+        if (per_warp > column_rows_in_flight)
+          small_kernel = reduce_small_columns_kernel<block_threads, column_deep_rows_in_flight, Reducer, Source>;
+      }
+      small_kernel<<<unsigned(p.tiles), block_threads, 0, s.stream>>>(red, src, std::uint32_t(rows), std::uint32_t(cols), p, out,
+                                                                      std::uint32_t(out_stride), o.warp);
       check_cuda(cudaGetLastError(), "reduce_columns: launch");
       return;
     }

@@ -189,7 +189,8 @@ constexpr int column_rows_in_flight = 4;
 //! column_splits_in_flight), which keeps the gain without the loss.
 constexpr std::uint64_t column_min_steps = 8;
 //! Columns: most row steps a warp takes under plan_small_columns (one block per column tile, no
-//! row splits, all tiles in one wave; 16 = 4 rounds of column_rows_in_flight). Small inputs are
+//! row splits, all tiles in one wave; 16 = 4 rounds of column_rows_in_flight, or one of
+//! column_deep_rows_in_flight for reducers without an index). Small inputs are
 //! latency-bound: each row split adds a fence, a counter and a fold of partials to the chain,
 //! and a serial fold per lane costs arg reducers far more than a tree of shuffles. Probe of
 //! 2026-11-25 (H100, f32, every plan of reduce_columns_kernel at 2^10 to 2^24 elements, graph of
@@ -218,6 +219,27 @@ constexpr std::uint64_t column_min_steps = 8;
 //! git c5cc9b7 the plans run in 32-bit indices (reduce_small_columns_kernel since the commit
 //! after cc83403; launch_columns has the figures).
 constexpr std::uint64_t column_small_steps = 16;
+//! Columns: rows a lane loads before folding any in reduce_small_columns_kernel where a warp
+//! takes more than column_rows_in_flight row steps (columns of 1025 to 4096 rows under
+//! plan_small_columns), for reducers without an index (sums, min, max, minmax): all of its
+//! steps in one round instead of up to 4. Arg reducers keep column_rows_in_flight (their folds
+//! hold the round's rows longer: mixed below). H100 probe of 2026-11-26 (f32, graph of 64 calls,
+//! us, a copy of the kernel at 4 / 8 / 16 rows in flight, 3 or 2 blocks an SM at 8): sums over
+//! 2048 rows x 4 / 16 / 64 columns 1.81 / 2.16 / 3.28 -> 1.66 / 2.09 / 3.00 at 8 -> 1.73 / 2.13 /
+//! 3.03 at 16; over 4096 rows x 4 / 16 / 64 / 256 2.19 / 2.93 / 4.81 / 5.02 -> 1.98 / 2.85 / 4.53
+//! / 4.82 at 8 -> 1.89 / 2.80 / 4.17 / 4.58 at 16 (CUB over 4096 x 64: 4.52); argmax over 4096
+//! rows x 4 / 16 / 64 / 256 3.03 / 3.53 / 5.28 / 5.52 -> 2.84 / 3.76 / 5.14 / 5.53 at 16. Up to
+//! 1024 rows (one round) nothing moved (512 x 64, 1024 x 16 and 1024 x 64 within 0.04 us). The
+//! library before -> after, same probe and machine: sums over 4096 x 4 / 64 / 256 2.24 / 4.86 /
+//! 5.07 -> 1.96 / 4.23 / 4.64, over 2048 x 64 3.32 -> 3.10 (8 would gain 0.07 more over 2048
+//! rows: not worth a third instantiation).
+constexpr int column_deep_rows_in_flight = 16;
+static_assert(column_deep_rows_in_flight >= int(column_small_steps), "one round covers a small plan's steps");
+//! Columns: blocks per SM the column_deep_rows_in_flight instantiation is compiled for: its 16
+//! rows of 16 bytes take 64 registers alone, so at column_blocks_per_sm (64 registers a
+//! thread) it would spill; at 2, ptxas (sm_90) gives it 108 registers for f32 sums, 110 for f32
+//! maximum and minmax, 119 for f64 sums, 60 for int8 sums, and no spills.
+constexpr int column_deep_min_blocks = 2;
 //! Columns: row steps a warp takes under plan_small_columns for arg reducers in
 //! reduce_small_columns_kernel,
 //! whose warp groups combine through ranks (store_column_args) at little cost per group: their
