@@ -241,15 +241,15 @@ static_assert(column_deep_rows_in_flight >= int(column_small_steps), "one round 
 //! maximum and minmax, 119 for f64 sums, 60 for int8 sums, and no spills.
 constexpr int column_deep_min_blocks = 2;
 //! Columns: row steps a warp takes under plan_small_columns for arg reducers in
-//! reduce_small_columns_kernel,
-//! whose warp groups combine through ranks (store_column_args) at little cost per group: their
-//! per-element fold (a NaN-aware compare and three selects) is what costs, so the rows are
-//! spread over up to 8 warps. H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us,
-//! warps on a column 1 / 2 / 4 / 8 over 256 rows of 4 / 16 / 64 / 256 columns): 4 columns 1.83
-//! / 1.84 / 1.79 / 1.87, 16 2.01 / 2.07 / 1.93 / 1.94, 64 2.82 / 2.38 / 2.11 / 2.07, 256 2.90 /
-//! 2.43 / 2.14 / 2.13 (a round a warp, column_rows_in_flight, took 2 warps); over 32 rows of 32
-//! / 128 columns (one step) 1.63 / 1.69 with one warp, 1.81 / 1.86 with 8 (CUB 1.53 / 1.65 /
-//! 1.84 / 2.20 over 256 rows, 1.55 / 1.72 over 32).
+//! reduce_small_columns_kernel, whose warp groups combine through ranks (store_column_args) at
+//! little cost per group: their per-element fold (three compares and three selects in the sm_90
+//! SASS for f32) is what costs, so the rows are spread over up to 8 warps. H200 probe of
+//! 2026-11-26 (f32 argmax, graph of 64 calls, us, warps on a column 1 / 2 / 4 / 8 over 256 rows
+//! of 4 / 16 / 64 / 256 columns): 4 columns 1.83 / 1.84 / 1.79 / 1.87, 16 2.01 / 2.07 / 1.93 /
+//! 1.94, 64 2.82 / 2.38 / 2.11 / 2.07, 256 2.90 / 2.43 / 2.14 / 2.13 (a round a warp,
+//! column_rows_in_flight, took 2 warps); over 32 rows of 32 / 128 columns (one step) 1.63 / 1.69
+//! with one warp, 1.81 / 1.86 with 8 (CUB 1.53 / 1.65 / 1.84 / 2.20 over 256 rows, 1.55 / 1.72
+//! over 32).
 constexpr std::uint64_t column_arg_warp_steps = 1;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
@@ -453,6 +453,14 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! at 2^11): plus 2^11 3.27 -> 2.93, 2^12 3.44 -> 3.00, 2^13 3.42 -> 3.05, 2^14 3.65 -> 3.40,
 //! 2^15 3.84 -> 3.53; argmax 4.63 -> 4.24, 4.71 -> 4.20, 4.87 -> 4.31, 4.96 -> 4.68, 5.11 ->
 //! 4.70; at 2^10 (one block at 8, two at 4) 8 is faster: 2.52 / 3.49 against 2.90 / 4.17.
+//! Not taken (H100 probe of 2026-11-26, both builds in one call, the library's choice of units
+//! a thread, us, HEAD -> variant): the search and the end-item reads replaced by a bitmap of
+//! the block's end items in shared memory (each thread marking the segments it staged, one more
+//! barrier, the segment of a thread's first unit from a warp scan of the words' counts): plus
+//! 2^10 2.59 -> 2.55, 2^12 3.06 -> 3.05, 2^14 3.40 -> 3.32, 2^16 4.50 -> 4.52, 2^17 5.86 -> 6.26;
+//! argmax 3.55 -> 3.41, 4.27 -> 4.17, 4.68 -> 4.51, 5.79 -> 5.67, 7.52 -> 7.59 (CUB 1.45-3.41 /
+//! 1.55-4.52 to 2^16). The stamps overstate what the search costs the launch, as they did for
+//! the column kernel's arg combine.
 constexpr std::uint64_t small_segment_offsets = 4096;
 constexpr int small_segment_items = 8;
 constexpr std::uint64_t small_segment_blocks = 64;
