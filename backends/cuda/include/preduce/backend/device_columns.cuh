@@ -144,7 +144,8 @@ __device__ __forceinline__ void strided_extreme_words(Word (&x)[N], unsigned lan
 //! The writer's part of store_column_args for a plan of Groups warp groups: per column, the best
 //! rank over the groups and the least first index among the groups that hold it, and that
 //! index's value from the group that folded its row: row r of the tile was folded by row group
-//! (r >> side_log2) & (Groups - 1) (the kernel's row order, one split from row 0). A column's
+//! (r >> side_log2) & (Groups - 1) (the kernel's row order: a split's rows are whole steps of
+//! all its groups, so splits keep it). A column's
 //! Groups ranks and indices are loaded before any is compared (ptxas interleaves the columns).
 //! H200 probe of 2026-11-26 (f32 argmax, us, 4096 rows x 4 / 16 / 64 columns, 8 groups): this
 //! 3.14 / 3.47 / 5.42; the groups a run-time count, loads under `g < groups` (a branch around
@@ -152,12 +153,12 @@ __device__ __forceinline__ void strided_extreme_words(Word (&x)[N], unsigned lan
 //! 0) 3.27 / 3.57 / 5.46, but 2.08 against 1.81 us over 256 rows x 4 (2 groups); a rank and
 //! index packed in one key struct 3.67 / 3.97 / 5.97; all C * Groups loaded in one loop first:
 //! 56 bytes spilled.
-template <unsigned Groups, int C, class Reducer, class Word, class V, unsigned Warps>
+template <unsigned Groups, int C, class Reducer, class Word, class V, unsigned Warps, class Sink>
 __device__ __forceinline__ void store_best_column_args(const Reducer& red, const Word (&best)[C][Warps][warp_threads],
                                                        const std::uint32_t (&first)[C][Warps][warp_threads],
                                                        const V (&value)[C][Warps][warp_threads], unsigned across, unsigned cg,
                                                        unsigned vl, unsigned side_log2, std::uint32_t c0, std::uint32_t cols,
-                                                       typename Reducer::result_type* out, std::uint32_t out_stride) {
+                                                       const Sink& sink) {
   constexpr std::uint32_t none = ~std::uint32_t(0);
 #pragma unroll
   for (int c = 0; c < C; ++c) {
@@ -175,8 +176,7 @@ __device__ __forceinline__ void store_best_column_args(const Reducer& red, const
 #pragma unroll
     for (unsigned g = 0; g < Groups; ++g) f = ranks[g] == b && firsts[g] < f ? firsts[g] : f;
     if (c0 + c >= cols) continue;
-    const arg<V> r = f == none ? red.identity() : arg<V>{value[c][((f >> side_log2) & (Groups - 1)) * across + cg][vl], f};
-    store_result(out + (c0 + c) * out_stride, red.finalize(r));
+    sink(c0 + c, f == none ? red.identity() : arg<V>{value[c][((f >> side_log2) & (Groups - 1)) * across + cg][vl], f});
   }
 }
 
@@ -184,21 +184,22 @@ __device__ __forceinline__ void store_best_column_args(const Reducer& red, const
 //! accumulators a (column c0 + c, indices below 2^32), through ranks instead of a tree of arg
 //! accumulators: each warp finds, per column, its best rank (arg_rank: NaN, -0 and +0 as
 //! Reducer::ties has them) and the least index among its lanes that hold it
-//! (strided_extreme_words); with one warp group that lane writes its own accumulator (the
+//! (strided_extreme_words); with one warp group that lane hands over its own accumulator (the
 //! element's bits); otherwise each warp publishes both and that lane's value, and after one
 //! barrier the column's writer combines the groups' (store_best_column_args). A column with no
 //! element gets the identity. The same result as combining the accumulators in any order: the
-//! best value's first index. Requires: every thread of the block calls it; BlockThreads == 256;
-//! lanes_log2 and across_log2 the launch's plan; writer as in the kernel.
+//! best value's first index. Each column's accumulator goes to sink(column, accumulator), once.
+//! Requires: every thread of the block calls it; BlockThreads == 256; lanes_log2 and
+//! across_log2 the launch's plan; writer as in the kernel.
 //! Against the small plans' tree (the lanes' shuffle tree, then the warp groups through shared
 //! memory), H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us, the same plans):
 //! 4096 rows x 4 / 16 / 64 columns 3.82 / 4.10 / 6.09 -> 3.14 / 3.47 / 5.42 (CUB 3.73 / 3.89 /
 //! 4.95), 256 rows x 4 / 16 / 64 / 256 1.92 / 2.23 / 2.56 / 2.61 -> 1.81 / 2.07 / 2.38 / 2.43,
 //! 32 rows x 32 (one group) 1.56 -> 1.59.
-template <int BlockThreads, int C, class Reducer, class V>
+template <int BlockThreads, int C, class Reducer, class V, class Sink>
 __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<V> (&a)[C], unsigned lanes_log2, unsigned across_log2,
-                                                  bool writer, std::uint32_t c0, std::uint32_t cols,
-                                                  typename Reducer::result_type* out, std::uint32_t out_stride, warp_algorithm w) {
+                                                  bool writer, std::uint32_t c0, std::uint32_t cols, const Sink& sink,
+                                                  warp_algorithm w) {
   using Rank = decltype(arg_rank<Reducer>(V{}));
   using Word = std::conditional_t<sizeof(Rank) == 8, unsigned long long, unsigned>;
   constexpr unsigned block_warps = BlockThreads / warp_threads;
@@ -223,8 +224,8 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
 #pragma unroll
     for (int c = 0; c < C; ++c) {
       if (c0 + c >= cols) continue;
-      if (low[c] != none && index[c] == low[c]) store_result(out + (c0 + c) * out_stride, red.finalize(a[c]));
-      else if (low[c] == none && lane < lanes) store_result(out + (c0 + c) * out_stride, red.finalize(red.identity()));
+      if (low[c] != none && index[c] == low[c]) sink(c0 + c, a[c]);
+      else if (low[c] == none && lane < lanes) sink(c0 + c, red.identity());
     }
     return;
   }
@@ -239,9 +240,9 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
   __syncthreads();
   if (!writer) return;
   const unsigned side_log2 = 5 - lanes_log2;
-  if (groups == 2) store_best_column_args<2>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
-  else if (groups == 4) store_best_column_args<4>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
-  else store_best_column_args<8>(red, best, first, value, across, cg, vl, side_log2, c0, cols, out, out_stride);
+  if (groups == 2) store_best_column_args<2>(red, best, first, value, across, cg, vl, side_log2, c0, cols, sink);
+  else if (groups == 4) store_best_column_args<4>(red, best, first, value, across, cg, vl, side_log2, c0, cols, sink);
+  else store_best_column_args<8>(red, best, first, value, across, cg, vl, side_log2, c0, cols, sink);
 }
 
 //! One lane's share of a column kernel's rows: `left` rows, the first at element `at` of the
@@ -303,23 +304,33 @@ __device__ __forceinline__ void fold_column_rows(const Reducer& red, const Sourc
 //! / 3.46 / 5.48 -> 3.08 / 3.27 / 5.27. The plan comes as the struct: given lanes_log2 and
 //! across_log2 as two scalar parameters, NVVM recomputed each load's address from the
 //! parameters, and the sums ran no faster than the Small form (1.40 / 1.62 / 1.71 / 1.80).
-//! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles, p.splits == 1 (only
-//! p.lanes_log2 and p.across_log2 are read); column_loader<Source>::usable; (rows + 256) * cols
-//! and cols * out_stride below 2^31.
-//! Work and order: reduce_columns_kernel's for one split of all the rows, RowsInFlight of a
-//! lane's rows loaded before any is folded (column_rows_in_flight, or
-//! column_deep_rows_in_flight where a warp takes more row steps than that). Combines: arg reducers
-//! through ranks (store_column_args); others the side rows of a warp (strided_reduce_each), then
-//! a tree over the warp groups through shared memory, group g taking g + half for half = groups /
-//! 2, ..., 1.
+//! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles * p.splits (only
+//! p.lanes_log2, p.across_log2 and p.splits are read); p.splits == 1 unless Reducer is an arg
+//! reducer, else 1 or 2^column_arg_splits_log2 with tile width (across * lanes * C) <= BlockThreads,
+//! counters[0 .. p.tiles) zero on entry (zero again on exit) and slots the queue's partial
+//! slots (zero), p.tiles * p.splits * tile width of them; column_loader<Source>::usable;
+//! (rows + 256) * cols and cols * out_stride below 2^31.
+//! Work and order: reduce_columns_kernel's, RowsInFlight of a lane's rows loaded before any is
+//! folded (column_rows_in_flight, or column_deep_rows_in_flight where a warp takes more row
+//! steps than that); with splits, block b takes split b % splits of tile b / splits, whose rows
+//! are the tile's row steps k, k + splits, ... (as if a tile had splits times the warp groups).
+//! Combines: arg reducers through ranks (store_column_args), and with splits each block
+//! publishes its columns' accumulators in their slots (publish_partial: flagged words, no fence),
+//! counts itself in counters[tile], and the tile's last block collects the splits' in split
+//! order (the arg combine keeps the least index among ties, so the order does not change the
+//! result); others the side rows of a warp (strided_reduce_each), then a tree over the warp
+//! groups through shared memory, group g taking g + half for half = groups / 2, ..., 1.
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the block's tile.
 template <int BlockThreads, int RowsInFlight, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_flight ? column_deep_min_blocks
                                                                                     : column_min_blocks<typename Reducer::acc_type>())
     reduce_small_columns_kernel(Reducer red, Source src, std::uint32_t rows, std::uint32_t cols, column_plan p,
-                                typename Reducer::result_type* out, std::uint32_t out_stride, warp_algorithm w) {
+                                typename Reducer::result_type* out, std::uint32_t out_stride, unsigned long long* slots,
+                                unsigned* counters, warp_algorithm w) {
   using I = std::uint32_t;
-  const unsigned lanes_log2 = p.lanes_log2, across_log2 = p.across_log2;  // its tiles: gridDim.x
+  constexpr bool args = detail::has_value_reducer<Reducer>::value;
+  const unsigned lanes_log2 = p.lanes_log2, across_log2 = p.across_log2;
+  const unsigned splits_log2 = args && p.splits > 1 ? column_arg_splits_log2 : 0u;
   using Acc = typename Reducer::acc_type;
   constexpr int C = column_loader<Source>::columns;
   constexpr unsigned block_warps = BlockThreads / warp_threads;
@@ -330,20 +341,50 @@ __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_fl
   const unsigned across = 1u << across_log2, groups = block_warps >> across_log2;
   const unsigned cg = warp & (across - 1), rg = warp >> across_log2;
   const unsigned vl = lane & (lanes - 1), ro = lane >> lanes_log2;
-  const unsigned step_log2 = (5 - lanes_log2) + (3 - across_log2);
+  const unsigned step_log2 = (5 - lanes_log2) + (3 - across_log2) + splits_log2;
   const I step = I(1) << step_log2;
   const bool writer = rg == 0 && lane < lanes;
-  const I c0 = I(blockIdx.x) * (across * lanes * C) + (cg * lanes + vl) * C;
+  const unsigned tile = blockIdx.x >> splits_log2, split = blockIdx.x & ((1u << splits_log2) - 1u);
+  const I tile_width = across * lanes * C;
+  const I c0 = I(tile) * tile_width + (cg * lanes + vl) * C;
 
   Acc a[C];
 #pragma unroll
   for (int c = 0; c < C; ++c) a[c] = red.identity();
-  const I r_first = rg * side + ro;
+  const I r_first = ((split << (3 - across_log2)) + rg) * side + ro;
   const I left = c0 < cols && r_first < rows ? (rows - r_first + step - 1) >> step_log2 : 0;
   fold_column_rows<true, RowsInFlight>(red, src, a, r_first * cols + c0, r_first, left, step * cols, step, unsigned(C));
 
-  if constexpr (detail::has_value_reducer<Reducer>::value) {
-    store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols, out, out_stride, w);
+  if constexpr (args) {
+    if (splits_log2 == 0) {  // block-uniform
+      store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols,
+                                      [&](I col, const Acc& r) { store_result(out + col * out_stride, red.finalize(r)); }, w);
+      return;
+    }
+    constexpr unsigned K = 1u << column_arg_splits_log2;
+    const auto slot = [&](unsigned k, I col) { return ((tile << splits_log2) + k) * tile_width + (col - tile * tile_width); };
+    store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols,
+                                    [&](I col, const Acc& r) { publish_partial(r, slot(split, col), static_cast<Acc*>(nullptr), slots); },
+                                    w);
+    __shared__ bool last;
+    __syncthreads();  // every column of the block published
+    if (threadIdx.x == 0) last = atomicAdd(&counters[tile], 1u) == K - 1u;
+    __syncthreads();
+    if (!last) return;  // block-uniform
+    // The splits' words may land after their counts: collect_published waits for them.
+    const I col = tile * tile_width + threadIdx.x;
+    if (threadIdx.x < tile_width && col < cols) {
+      unsigned b[K];
+      Acc parts[K];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) b[k] = slot(k, col);
+      collect_published(b, slots, parts);
+      Acc r = parts[0];
+#pragma unroll
+      for (unsigned k = 1; k < K; ++k) r = red.combine(r, parts[k]);
+      store_result(out + col * out_stride, red.finalize(r));
+    }
+    if (threadIdx.x == 0) counters[tile] = 0;
   } else {
     __shared__ Acc exchange[block_warps][warp_threads][C];
     if (side > 1) strided_reduce_each(red, a, lanes, w);
@@ -609,17 +650,29 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
       sizeof(Acc) <= 16 && plan_small_columns(rows, cols, C, has_fused_shuffle<Reducer, Acc>(), warp_steps, wave_blocks, p);
   if constexpr (Vector && sizeof(Acc) <= 16) {
     if (small && small_form) {
+      // The row steps a warp takes under the plan.
+      const std::uint64_t steps = (rows + (warp_threads >> p.lanes_log2) - 1) >> (5 - p.lanes_log2);
+      const std::uint64_t per_warp = (steps + (block_warps >> p.across_log2) - 1) >> (3 - p.across_log2);
       auto small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, Reducer, Source>;
-      if constexpr (!detail::has_value_reducer<Reducer>::value) {
-        // The row steps a warp takes; past one round (more than 1024 rows at one lane a row, 8
-        // warps on a column) the lanes load all of them at once (at most column_small_steps).
-        const std::uint64_t steps = (rows + (warp_threads >> p.lanes_log2) - 1) >> (5 - p.lanes_log2);
-        const std::uint64_t per_warp = (steps + (block_warps >> p.across_log2) - 1) >> (3 - p.across_log2);
-        if (per_warp > column_rows_in_flight)
-          small_kernel = reduce_small_columns_kernel<block_threads, column_deep_rows_in_flight, Reducer, Source>;
+      unsigned long long* slots = nullptr;
+      unsigned* counters = nullptr;
+      if constexpr (detail::has_value_reducer<Reducer>::value) {
+        // Past column_arg_split_steps a tile's rows are split among 2^column_arg_splits_log2 blocks.
+        constexpr std::uint64_t splits = std::uint64_t(1) << column_arg_splits_log2;
+        const std::uint64_t width = (C << p.lanes_log2) << p.across_log2, blocks = p.tiles * splits;
+        if (per_warp > column_arg_split_steps && width <= block_threads && blocks <= column_arg_split_blocks &&
+            blocks * width <= s.whole_grid_cap) {
+          p.splits = splits;
+          slots = s.partial_slots;
+          counters = s.zeroed_counters(p.tiles);
+        }
+      } else if (per_warp > column_rows_in_flight) {
+        // Past one round (more than 1024 rows at one lane a row, 8 warps on a column) the lanes
+        // load all their rows at once (at most column_small_steps).
+        small_kernel = reduce_small_columns_kernel<block_threads, column_deep_rows_in_flight, Reducer, Source>;
       }
-      small_kernel<<<unsigned(p.tiles), block_threads, 0, s.stream>>>(red, src, std::uint32_t(rows), std::uint32_t(cols), p, out,
-                                                                      std::uint32_t(out_stride), o.warp);
+      small_kernel<<<unsigned(p.tiles * p.splits), block_threads, 0, s.stream>>>(
+          red, src, std::uint32_t(rows), std::uint32_t(cols), p, out, std::uint32_t(out_stride), slots, counters, o.warp);
       check_cuda(cudaGetLastError(), "reduce_columns: launch");
       return;
     }

@@ -120,32 +120,52 @@ __device__ __forceinline__ void publish_partial(const Acc& a, unsigned b, Acc* p
   }
 }
 
-//! The collector's side of publish_partial: waits until block b's partial is published (every
-//! word loaded in each round, so one round trip sees them all), takes it and clears the slot
-//! for the next launch.
-template <class Acc>
-__device__ __forceinline__ Acc collect_partial(unsigned b, const Acc* partials, unsigned long long* slots) {
-  unsigned long long* slot = slots + std::uint64_t(b) * partial_slot_elements;
+//! The collector's side of publish_partial for the K partials published in slots b[0 .. K)
+//! (where each fits its slot's words, publishes_words): waits until all are published (every
+//! word of all K loaded in each round, so one round trip sees them all), takes them into a[k]
+//! and clears the slots for the next launch.
+template <int K, class Acc>
+__device__ __forceinline__ void collect_published(const unsigned (&b)[K], unsigned long long* slots, Acc (&a)[K]) {
+  static_assert(publishes_words<Acc>(), "collect_published: partials published as flagged words");
   using ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-  if constexpr (publishes_words<Acc>()) {
-    using P = packed_words<Acc>;
-    unsigned long long e[P::count];
-    bool ready;
-    do {
+  using P = packed_words<Acc>;
+  unsigned long long e[K][P::count];
+  bool ready;
+  do {
 #pragma unroll
-      for (int k = 0; k < P::count; ++k) e[k] = ref(slot[k]).load(cuda::memory_order_relaxed);
-      ready = true;
+    for (int j = 0; j < K; ++j)
 #pragma unroll
-      for (int k = 0; k < P::count; ++k) ready = ready && (e[k] >> 32) != 0;
-    } while (!ready);
+      for (int k = 0; k < P::count; ++k) e[j][k] = ref(slots[std::uint64_t(b[j]) * partial_slot_elements + k]).load(cuda::memory_order_relaxed);
+    ready = true;
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int k = 0; k < P::count; ++k) ready = ready && (e[j][k] >> 32) != 0;
+  } while (!ready);
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
     unsigned w[P::count];
 #pragma unroll
     for (int k = 0; k < P::count; ++k) {
-      w[k] = unsigned(e[k]);
-      ref(slot[k]).store(0ull, cuda::memory_order_relaxed);
+      w[k] = unsigned(e[j][k]);
+      ref(slots[std::uint64_t(b[j]) * partial_slot_elements + k]).store(0ull, cuda::memory_order_relaxed);
     }
-    return P::from(w);
+    a[j] = P::from(w);
+  }
+}
+
+//! The collector's side of publish_partial: waits until block b's partial is published, takes
+//! it and clears the slot for the next launch.
+template <class Acc>
+__device__ __forceinline__ Acc collect_partial(unsigned b, const Acc* partials, unsigned long long* slots) {
+  if constexpr (publishes_words<Acc>()) {
+    const unsigned one[1] = {b};
+    Acc a[1];
+    collect_published(one, slots, a);
+    return a[0];
   } else {
+    using ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+    unsigned long long* slot = slots + std::uint64_t(b) * partial_slot_elements;
     while (ref(slot[0]).load(cuda::memory_order_acquire) == 0) {
     }
     const Acc a = load_coherent(partials + b);

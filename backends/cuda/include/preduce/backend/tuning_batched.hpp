@@ -251,6 +251,25 @@ constexpr int column_deep_min_blocks = 2;
 //! with one warp, 1.81 / 1.86 with 8 (CUB 1.53 / 1.65 / 1.84 / 2.20 over 256 rows, 1.55 / 1.72
 //! over 32).
 constexpr std::uint64_t column_arg_warp_steps = 1;
+//! Columns, arg reducers under plan_small_columns: where a warp would take more than
+//! column_arg_split_steps row steps (columns of more than 2048 rows at one lane a row), a
+//! tile's rows are split among 2^column_arg_splits_log2 blocks (reduce_small_columns_kernel's
+//! splits: published accumulators, the tile's last block combining them), as long as that
+//! makes at most column_arg_split_blocks blocks. An arg fold costs six instructions an element, and on a
+//! column tile a block those folds sat on few SMs (16 blocks over 4096 x 64). H100 probe of
+//! 2026-11-26 (f32 argmax, graph of 64 calls, us; a copy of the kernel whose splits stored
+//! their results, fenced and counted, before -> 2 / 4 / 8 splits): 4096 rows x 4 / 16 / 64 / 256
+//! columns 3.10 / 3.52 / 5.22 / 5.53 -> 3.33 / 3.77 / 4.96 / 5.79, 2.97 / 3.42 / 4.11 / 5.75,
+//! 3.03 / 3.46 / 4.04 / 6.25 (CUB 3.72 / 4.08 / 5.01 / 9.39); 2048 rows x 16 / 64 2.59 / 3.62 ->
+//! at best 3.11 / 3.69 (4 splits), 1024 x 64 2.59 -> at best 3.38. With the splits as they are
+//! (flagged words, no fence; H100s of that day, the library before -> after): 4096 rows x 4 /
+//! 16 / 64 / 256 columns 3.10 / 3.52 / 5.22 / 5.53 (not split) -> 3.15 / 3.44 / 4.10 / 5.66, and
+//! 3000 x 64 3.88 (CUB 7.05); 2048 x 64 (8 steps a warp, not split) stays below CUB: 3.78
+//! against 3.36. Collected one split at a time (collect_partial in a loop, a round trip each)
+//! the splits were slower: 3.69 / 4.22 / 4.86 over 4096 x 4 / 16 / 64.
+constexpr std::uint64_t column_arg_split_steps = 8;
+constexpr unsigned column_arg_splits_log2 = 2;
+constexpr std::uint64_t column_arg_split_blocks = 64;
 //! Columns: row splits' partials the tile's last block loads before combining any (fold_splits), as
 //! many as fit 128 bytes of registers a thread, at most 8 (8 for sums, min/max, minmax and arg
 //! reducers of 4- and 8-byte types; 1 or 2 for binned accumulators). The fold is a function of its
