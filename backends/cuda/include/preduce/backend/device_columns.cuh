@@ -304,11 +304,11 @@ __device__ __forceinline__ void fold_column_rows(const Reducer& red, const Sourc
 //! / 3.46 / 5.48 -> 3.08 / 3.27 / 5.27. The plan comes as the struct: given lanes_log2 and
 //! across_log2 as two scalar parameters, NVVM recomputed each load's address from the
 //! parameters, and the sums ran no faster than the Small form (1.40 / 1.62 / 1.71 / 1.80).
-//! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles * p.splits (only
-//! p.lanes_log2, p.across_log2 and p.splits are read); p.splits == 1 unless Reducer is an arg
-//! reducer, else 1 or 2^column_arg_splits_log2 with tile width (across * lanes * C) <= BlockThreads,
+//! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles * splits, splits = 1, or
+//! 2^column_arg_splits_log2 with Split (only p.lanes_log2 and p.across_log2 are read); Split
+//! only for arg reducers, with tile width (across * lanes * C) <= BlockThreads,
 //! counters[0 .. p.tiles) zero on entry (zero again on exit) and slots the queue's partial
-//! slots (zero), p.tiles * p.splits * tile width of them; column_loader<Source>::usable;
+//! slots (zero), p.tiles * splits * tile width of them; column_loader<Source>::usable;
 //! (rows + 256) * cols and cols * out_stride below 2^31.
 //! Work and order: reduce_columns_kernel's, RowsInFlight of a lane's rows loaded before any is
 //! folded (column_rows_in_flight, or column_deep_rows_in_flight where a warp takes more row
@@ -320,17 +320,20 @@ __device__ __forceinline__ void fold_column_rows(const Reducer& red, const Sourc
 //! order (the arg combine keeps the least index among ties, so the order does not change the
 //! result); others the side rows of a warp (strided_reduce_each), then a tree over the warp
 //! groups through shared memory, group g taking g + half for half = groups / 2, ..., 1.
+//! Split is a template flag: with the splits a run-time count (p.splits), the unsplit arg plans
+//! ran 3-7% slower (H100 probe of 2026-11-26, f32 argmax, graph of 64 calls, us: 256 rows x 4 /
+//! 16 / 64 columns 1.85 / 1.90 / 1.95 -> 2.00 / 2.03 / 2.09, 2048 x 64 3.62 -> 3.79).
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the block's tile.
-template <int BlockThreads, int RowsInFlight, class Reducer, class Source>
+template <int BlockThreads, int RowsInFlight, bool Split, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_flight ? column_deep_min_blocks
                                                                                     : column_min_blocks<typename Reducer::acc_type>())
     reduce_small_columns_kernel(Reducer red, Source src, std::uint32_t rows, std::uint32_t cols, column_plan p,
                                 typename Reducer::result_type* out, std::uint32_t out_stride, unsigned long long* slots,
                                 unsigned* counters, warp_algorithm w) {
   using I = std::uint32_t;
-  constexpr bool args = detail::has_value_reducer<Reducer>::value;
+  static_assert(!Split || detail::has_value_reducer<Reducer>::value, "row splits: arg reducers only");
   const unsigned lanes_log2 = p.lanes_log2, across_log2 = p.across_log2;
-  const unsigned splits_log2 = args && p.splits > 1 ? column_arg_splits_log2 : 0u;
+  constexpr unsigned splits_log2 = Split ? column_arg_splits_log2 : 0u;
   using Acc = typename Reducer::acc_type;
   constexpr int C = column_loader<Source>::columns;
   constexpr unsigned block_warps = BlockThreads / warp_threads;
@@ -355,13 +358,11 @@ __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_fl
   const I left = c0 < cols && r_first < rows ? (rows - r_first + step - 1) >> step_log2 : 0;
   fold_column_rows<true, RowsInFlight>(red, src, a, r_first * cols + c0, r_first, left, step * cols, step, unsigned(C));
 
-  if constexpr (args) {
-    if (splits_log2 == 0) {  // block-uniform
-      store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols,
-                                      [&](I col, const Acc& r) { store_result(out + col * out_stride, red.finalize(r)); }, w);
-      return;
-    }
-    constexpr unsigned K = 1u << column_arg_splits_log2;
+  if constexpr (!Split && detail::has_value_reducer<Reducer>::value) {
+    store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols,
+                                    [&](I col, const Acc& r) { store_result(out + col * out_stride, red.finalize(r)); }, w);
+  } else if constexpr (Split) {
+    constexpr unsigned K = 1u << splits_log2;
     const auto slot = [&](unsigned k, I col) { return ((tile << splits_log2) + k) * tile_width + (col - tile * tile_width); };
     store_column_args<BlockThreads>(red, a, lanes_log2, across_log2, writer, c0, cols,
                                     [&](I col, const Acc& r) { publish_partial(r, slot(split, col), static_cast<Acc*>(nullptr), slots); },
@@ -653,7 +654,7 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
       // The row steps a warp takes under the plan.
       const std::uint64_t steps = (rows + (warp_threads >> p.lanes_log2) - 1) >> (5 - p.lanes_log2);
       const std::uint64_t per_warp = (steps + (block_warps >> p.across_log2) - 1) >> (3 - p.across_log2);
-      auto small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, Reducer, Source>;
+      auto small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, false, Reducer, Source>;
       unsigned long long* slots = nullptr;
       unsigned* counters = nullptr;
       if constexpr (detail::has_value_reducer<Reducer>::value) {
@@ -665,11 +666,12 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
           p.splits = splits;
           slots = s.partial_slots;
           counters = s.zeroed_counters(p.tiles);
+          small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, true, Reducer, Source>;
         }
       } else if (per_warp > column_rows_in_flight) {
         // Past one round (more than 1024 rows at one lane a row, 8 warps on a column) the lanes
         // load all their rows at once (at most column_small_steps).
-        small_kernel = reduce_small_columns_kernel<block_threads, column_deep_rows_in_flight, Reducer, Source>;
+        small_kernel = reduce_small_columns_kernel<block_threads, column_deep_rows_in_flight, false, Reducer, Source>;
       }
       small_kernel<<<unsigned(p.tiles * p.splits), block_threads, 0, s.stream>>>(
           red, src, std::uint32_t(rows), std::uint32_t(cols), p, out, std::uint32_t(out_stride), slots, counters, o.warp);

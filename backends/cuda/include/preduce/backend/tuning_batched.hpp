@@ -262,10 +262,10 @@ constexpr std::uint64_t column_arg_warp_steps = 1;
 //! columns 3.10 / 3.52 / 5.22 / 5.53 -> 3.33 / 3.77 / 4.96 / 5.79, 2.97 / 3.42 / 4.11 / 5.75,
 //! 3.03 / 3.46 / 4.04 / 6.25 (CUB 3.72 / 4.08 / 5.01 / 9.39); 2048 rows x 16 / 64 2.59 / 3.62 ->
 //! at best 3.11 / 3.69 (4 splits), 1024 x 64 2.59 -> at best 3.38. With the splits as they are
-//! (flagged words, no fence; H100s of that day, the library before -> after): 4096 rows x 4 /
-//! 16 / 64 / 256 columns 3.10 / 3.52 / 5.22 / 5.53 (not split) -> 3.15 / 3.44 / 4.10 / 5.66, and
-//! 3000 x 64 3.88 (CUB 7.05); 2048 x 64 (8 steps a warp, not split) stays below CUB: 3.78
-//! against 3.36. Collected one split at a time (collect_partial in a loop, a round trip each)
+//! (flagged words, no fence; H100, the library before -> after, both in one call): 4096 rows
+//! x 4 / 16 / 64 columns 3.07 / 3.50 / 5.21 -> 2.94 / 3.39 / 4.03-4.11 (two passes), 3000 x 64
+//! 3.88 (CUB 7.05), 4096 x 256 (not split) 5.53 -> 5.66 in an earlier call; 2048 x 64 (8 steps
+//! a warp, not split) stays below CUB: 3.62 against 3.36. Collected one split at a time (collect_partial in a loop, a round trip each)
 //! the splits were slower: 3.69 / 4.22 / 4.86 over 4096 x 4 / 16 / 64.
 constexpr std::uint64_t column_arg_split_steps = 8;
 constexpr unsigned column_arg_splits_log2 = 2;
