@@ -265,8 +265,10 @@ constexpr std::uint64_t column_arg_warp_steps = 1;
 //! (flagged words, no fence; H100, the library before -> after, both in one call): 4096 rows
 //! x 4 / 16 / 64 columns 3.07 / 3.50 / 5.21 -> 2.94 / 3.39 / 4.03-4.11 (two passes), 3000 x 64
 //! 3.88 (CUB 7.05), 4096 x 256 (not split) 5.53 -> 5.66 in an earlier call; 2048 x 64 (8 steps
-//! a warp, not split) stays below CUB: 3.62 against 3.36. Collected one split at a time (collect_partial in a loop, a round trip each)
-//! the splits were slower: 3.69 / 4.22 / 4.86 over 4096 x 4 / 16 / 64.
+//! a warp, not split) stays below CUB: 3.62 against 3.36. Over 256 columns (64 tiles, 256 blocks
+//! split) every split count lost above, hence column_arg_split_blocks. Collected one split at a
+//! time (collect_partial in a loop, a round trip each) the splits were slower: 3.69 / 4.22 /
+//! 4.86 over 4096 x 4 / 16 / 64.
 constexpr std::uint64_t column_arg_split_steps = 8;
 constexpr unsigned column_arg_splits_log2 = 2;
 constexpr std::uint64_t column_arg_split_blocks = 64;
