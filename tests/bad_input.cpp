@@ -102,22 +102,29 @@ TEST_CASE("bad_input.adjacent_output_is_not_overlap") {
 // synchronize throws bad_offsets naming the first offset at which 0 <= offsets[0] <= ... <=
 // offsets[segments] <= n fails (the same position on every backend). The output stays untouched
 // and the queue stays usable.
+//! Enqueues reduce_segments over x[0 .. length) with offsets that first break the contract at
+//! first_bad, and checks that the next synchronize throws bad_offsets naming that offset and
+//! that the output is untouched.
+template <class Off>
+void expect_bad_offsets(const preduce::queue& q, const float* x, std::size_t length, const std::vector<Off>& offsets,
+                        std::size_t first_bad) {
+  const preduce::device_buffer<Off> d_offsets(q, offsets);
+  const std::size_t segments = offsets.size() - 1;
+  test::guarded_output<float> out(q, segments);
+  REQUIRE_NOTHROW(preduce::reduce_segments(q, x, length, d_offsets.data(), segments, out.data(), preduce::plus<>{}));
+  std::string what;
+  CHECK(test::error_of([&] { q.synchronize(); }, what) == std::string(preduce::to_string(preduce::errc::bad_offsets)));
+  INFO("message: " << what);
+  CHECK(what.find("offsets[" + std::to_string(first_bad) + "] breaks") != std::string::npos);
+  CHECK(out.untouched());
+}
+
 TEST_CASE("bad_input.segment_offsets") {
-  using preduce::errc;
   const preduce::queue q(0);
   const auto host = input();
   const preduce::device_buffer<float> x(q, host);
   auto check_bad = [&](const auto& offsets, std::size_t first_bad) {
-    using Off = typename std::decay_t<decltype(offsets)>::value_type;
-    const preduce::device_buffer<Off> d_offsets(q, offsets);
-    const std::size_t segments = offsets.size() - 1;
-    test::guarded_output<float> out(q, segments);
-    REQUIRE_NOTHROW(preduce::reduce_segments(q, x.data(), n, d_offsets.data(), segments, out.data(), preduce::plus<>{}));
-    std::string what;
-    CHECK(test::error_of([&] { q.synchronize(); }, what) == std::string(preduce::to_string(errc::bad_offsets)));
-    INFO("message: " << what);
-    CHECK(what.find("offsets[" + std::to_string(first_bad) + "] breaks") != std::string::npos);
-    CHECK(out.untouched());
+    expect_bad_offsets(q, x.data(), n, offsets, first_bad);
     // The error was reported once; the queue works again.
     CHECK_NOTHROW(q.synchronize());
     test::check_result(preduce::reduce(q, x.data(), n), test::expected(preduce::plus<>{}, host.data(), n));
@@ -131,6 +138,26 @@ TEST_CASE("bad_input.segment_offsets") {
   SUBCASE("past the end, int64_t") { check_bad(std::vector<std::int64_t>{0, std::int64_t(n) + 100}, 1); }
   SUBCASE("past the end, uint64_t") { check_bad(std::vector<std::uint64_t>{0, 7, std::numeric_limits<std::uint64_t>::max()}, 2); }
   SUBCASE("decreasing, uint32_t") { check_bad(std::vector<std::uint32_t>{100, 99}, 1); }
+}
+
+// The same check on longer inputs, which the CUDA backend reduces with other kernels (past
+// 2^15 elements its one-launch merge path, from 4096 segments its two launches): each checks
+// the offsets before it writes.
+TEST_CASE("bad_input.segment_offsets_long_inputs") {
+  const preduce::queue q(0);
+  constexpr std::size_t long_n = 100000;
+  const preduce::device_buffer<float> x(q, test::make_data<float>(test::data::small_integers, long_n, 0xbad5e9, 64));
+  auto check_bad = [&](const std::vector<std::int64_t>& offsets, std::size_t first_bad) {
+    expect_bad_offsets(q, x.data(), long_n, offsets, first_bad);
+  };
+  SUBCASE("few segments, decreasing") { check_bad({0, 60000, 50000, 100000}, 2); }
+  SUBCASE("few segments, past the end") { check_bad({0, 40000, 100001}, 2); }
+  SUBCASE("5000 segments, one decreasing") {
+    std::vector<std::int64_t> offsets(5001);
+    for (std::size_t i = 0; i <= 5000; ++i) offsets[i] = std::int64_t(i * 20);
+    offsets[3217] = offsets[3216] - 1;
+    check_bad(offsets, 3217);
+  }
 }
 
 TEST_CASE("bad_input.size_overflow") {

@@ -77,6 +77,14 @@ std::vector<segment_layout> layouts() {
     const auto tiny = offsets_of(3, lengths);
     v.push_back({count == 4000 ? "tiny_and_empty_runs" : "tiny_and_empty_runs_6000", tiny.back() + 2, tiny});
   }
+  // Up to 2^15 elements (the CUDA backend's warp-or-block kernel for small inputs: a warp a
+  // segment of up to 512 elements, a block one of up to 4096, longer ones in pieces of 512 joined
+  // across warps): lengths at those limits, several block-sized segments among one block's eight,
+  // and long segments that start off and on a piece boundary and reach past several pieces.
+  const auto limits = offsets_of(2, {511, 512, 513, 0, 4095, 4096, 4097, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1, 9000, 3});
+  v.push_back({"warp_and_block_limits", limits.back() + 5, limits});
+  const auto aligned = offsets_of(0, {1024, 5000, 0, 512, 4608, 30, 2});
+  v.push_back({"pieces_on_boundaries", aligned.back(), aligned});
   // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
   // CUDA backend's one-launch kernel for small inputs (2048 and 4096 elements and segment ends
   // a block; "mixed", "many_short" and "tiny_and_empty_runs" take its blocks of 1024), with

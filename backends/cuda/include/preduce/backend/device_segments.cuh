@@ -2,8 +2,10 @@
 // preduce cuda: one result per variable segment [offsets[i], offsets[i+1]). Two launches: the
 // offsets are checked on the device, then one merge-path kernel reduces every segment. Small
 // inputs (a few thousand segments, about 10^5 elements) take one launch instead, which checks
-// the offsets itself (reduce_segments_small_kernel, at the end of this file): there the time is
-// the chain of dependent round trips, not the bandwidth.
+// the offsets itself: there the time is the chain of dependent round trips, not the bandwidth.
+// Up to 2^15 elements a warp or a block takes each segment (reduce_short_segments_kernel: two
+// round trips, offsets then elements, where the segments fit); above, one merge path over the
+// blocks (reduce_segments_small_kernel). Both are near the end of this file.
 //
 // Merge path: the input is read as one sequence of items, each segment's elements followed by
 // one item for the segment's end (so an empty segment is one item); an element counts one unit
@@ -339,6 +341,264 @@ __device__ __forceinline__ run_part<Acc> shfl_up_run(const run_part<Acc>& r, uns
           shfl_words(r.value, [d](unsigned v) { return __shfl_up_sync(full_warp_mask, v, d); })};
 }
 
+//! join_cut_piece's protocol through the queue's publication slots: the piece published by
+//! publish_partial (flagged words with no fence where it fits a slot) at slots[slot], its
+//! arrival counted by a relaxed atomicAdd, and the last warp to count waits on the other
+//! pieces' flags (each was published before its warp counted) instead of every warp paying a
+//! fence before its count. Pieces of wa at slot 2 wa + 1, of each later warp v at 2 v; the
+//! last folds them lane i taking pieces i, i + 32, ... before a warp_reduce (a fixed order),
+//! writes finalize(result) to *out and zeroes counters[wa] (collect_partial clears the slots).
+//! Requires: all 32 lanes active; wa < wb; slots 2 wa + 1 .. 2 wb within the queue's slots.
+template <class Reducer>
+__device__ __forceinline__ void join_published_piece(const Reducer& red, const typename Reducer::acc_type& a, std::uint32_t slot,
+                                                     std::uint32_t wa, std::uint32_t wb, typename Reducer::acc_type* pieces,
+                                                     unsigned long long* slots, unsigned* counters,
+                                                     typename Reducer::result_type* out, warp_algorithm w) {
+  using Acc = typename Reducer::acc_type;
+  const unsigned lane = threadIdx.x % warp_threads;
+  const std::uint32_t count = wb - wa + 1;
+  bool last_arrival = false;
+  if (lane == 0) {
+    publish_partial(a, slot, pieces, slots);
+    last_arrival = atomicAdd(counters + wa, 1u) == count - 1;
+  }
+  if (!__shfl_sync(full_warp_mask, last_arrival, 0)) return;
+  Acc t = red.identity();
+  for (std::uint32_t i = lane; i < count; i += warp_threads) {
+    const std::uint32_t v = wa + i;
+    t = red.combine(t, collect_partial<Acc>(2 * v + (v == wa ? 1 : 0), pieces, slots));
+  }
+  __syncwarp();  // the polling lanes reconverge before the shuffles (reduce_whole_kernel's note)
+  t = warp_reduce(red, t, w);
+  if (lane == 0) {
+    store_result(out, red.finalize(t));
+    counters[wa] = 0;
+  }
+}
+
+//! Every block's offset check on the small paths: loads offsets[0 .. segments], each in the
+//! same round trip as the one before it, calls visit(i, offsets[i], offsets[i - 1]) (0 for i =
+//! 0; values read as uint64, so a negative offset reads as one past n) for each i of this
+//! thread's (i = threadIdx.x, + BlockThreads, ...), and returns the first of those i at which
+//! offset_breaks would hold, or ~0u. All of a thread's offsets are loaded before any is
+//! visited, in as few slots as the count needs: every slot costs each thread its predicated
+//! loads, issued or not. Requires: blockDim.x == BlockThreads; segments < small_segment_offsets.
+template <int BlockThreads, class Visit>
+__device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader& off, std::uint64_t n, std::uint32_t segments,
+                                                            Visit&& visit) {
+  static_assert(small_segment_offsets % BlockThreads == 0, "every thread checks the same number of offsets");
+  const unsigned t = threadIdx.x;
+  std::uint32_t bad = ~0u;
+  const auto check = [&](auto slots) {
+    constexpr int k_slots = decltype(slots)::value;
+    std::uint64_t v[k_slots], before[k_slots];
+#pragma unroll
+    for (int k = 0; k < k_slots; ++k) {
+      const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
+      if (i <= segments) {
+        v[k] = off(i);
+        before[k] = i > 0 ? off(i - 1) : 0;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < k_slots; ++k) {
+      const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
+      if (i <= segments) {
+        visit(i, v[k], before[k]);
+        if (bad == ~0u && (v[k] > n || v[k] < before[k])) bad = i;  // a thread's i increase with k
+      }
+    }
+  };
+  if (segments < BlockThreads)
+    check(std::integral_constant<int, 1>{});
+  else if (segments < 4 * BlockThreads)
+    check(std::integral_constant<int, 4>{});
+  else
+    check(std::integral_constant<int, int(small_segment_offsets / BlockThreads)>{});
+  return bad;
+}
+
+//! The small-input path for short segments (enqueue_segments decides): one launch with the
+//! offset check folded in, where a segment of at most C = 32 * LaneItems elements is reduced by
+//! a warp of its own, one of at most M = BlockThreads * LaneItems by a block, and a longer one
+//! in pieces of the flat input. Requires: blockDim.x == BlockThreads; 1 <= segments <
+//! small_segment_offsets; n < 2^31; gridDim.x = segment_blocks + ceil(ceil(n / C) / warps)
+//! (piece warps: the latter times warps),
+//! segment_blocks = ceil(segments / warps), warps = BlockThreads / 32; counters[0 .. piece
+//! warps) zero on entry (zero again on exit); the queue's slots 0 .. 2 piece warps - 1 clear
+//! on entry (clear again on exit); pieces holds 2 accumulators a piece warp.
+//! Check: every block loads all segments + 1 offsets (check_offsets_here: one round trip) and
+//! finds the first that breaks the contract; if there is one, block 0 records it in
+//! control->status and no block writes anything.
+//! Segment blocks (blockIdx.x < segment_blocks; segments g0 .. g0 + warps - 1, g0 = blockIdx.x
+//! * warps): lane k of every warp loads offsets[g0 + k], with the check's loads, so each warp
+//! knows all its block's segments after one round trip. Warp g - g0 then loads segment g when it
+//! has at most C elements (lane l: elements l, l + 32, ...), and every thread t its share (t,
+//! t + BlockThreads, ...) of the block's first segment of C + 1 .. M elements: the second
+//! round trip, issued before the check's barrier. Only loads inside [0, n) are issued (offsets
+//! that break the contract locally load nothing). After the barrier the warp folds its segment
+//! in order (elements lifted with their position in it), warp_reduce combines the lanes (a fixed
+//! order: run_to_run deterministic) and lane 0 writes finalize(segment g) (an empty segment: the
+//! identity); a block segment is folded the same way per thread, then per warp, then warp 0
+//! combines the warps' parts through shared memory (any further such segments of the block
+//! after it, one at a time).
+//! Piece blocks (the rest): piece warp j takes elements [j C, (j + 1) C) of [0, n), loaded as the kernel
+//! starts (one round trip, with the offsets'). A segment longer than M meets at most two such
+//! ranges partly and covers the rest, so a range holds pieces of at most two of them: the one
+//! holding its first element and the one holding its last, which the check marks in shared
+//! memory as it meets the segment's offsets (no search). The warp folds each one's elements
+//! into a piece; join_published_piece combines the pieces of segment s over the piece warps
+//! wa = offsets[s] / C .. wb = (offsets[s + 1] - 1) / C.
+//! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
+//! finalize(segment s). Reads no element outside [0, n).
+template <int BlockThreads, int LaneItems, class Reducer, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    reduce_short_segments_kernel(Reducer red, Source src, offset_reader off, std::uint32_t n, std::uint32_t segments,
+                                 std::uint32_t segment_blocks, typename Reducer::acc_type* pieces, unsigned long long* slots,
+                                 unsigned* counters, control_block* control, typename Reducer::result_type* out,
+                                 std::uint64_t out_stride, warp_algorithm w) {
+  using Acc = typename Reducer::acc_type;
+  using E = typename Source::value_type;
+  constexpr unsigned warps = BlockThreads / warp_threads;
+  constexpr std::uint32_t chunk = std::uint32_t(warp_threads) * LaneItems;       // C
+  constexpr std::uint32_t block_chunk = std::uint32_t(BlockThreads) * LaneItems;  // M
+  static_assert(warps < warp_threads, "a lane for each of the block's warps + 1 offsets");
+  constexpr std::uint32_t none = ~0u;
+  __shared__ unsigned first_bad;
+  // Piece blocks: the segment over warp k's first element (2k) and last (2k + 1), and its bounds.
+  __shared__ std::uint32_t cut[2 * warps], cut_first[2 * warps], cut_last[2 * warps];
+  __shared__ Acc warp_parts[warps];
+  const unsigned t = threadIdx.x, lane = t % warp_threads, warp = t / warp_threads;
+  if (t == 0) first_bad = ~0u;
+  // The check's verdict, after the barrier that publishes what the block wrote to shared
+  // memory; on a bad offset block 0 records the first and every block returns false.
+  const auto check_passed = [&](std::uint32_t bad) {
+    if (!__syncthreads_or(bad != ~0u)) return true;  // block-uniform
+    atomicMin(&first_bad, bad);
+    __syncthreads();
+    if (blockIdx.x == 0 && t == 0) {
+      atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
+      atomicMax(&control->status.position, ~(unsigned long long)first_bad);
+    }
+    return false;
+  };
+
+  if (blockIdx.x < segment_blocks) {
+    const std::uint32_t g0 = blockIdx.x * warps;
+    // Lane k's offsets[g0 + k], loaded with the check's; then lane k's segment g0 + k, whether
+    // its offsets allow loads, and its length.
+    const std::uint64_t bound = lane <= warps && g0 + lane <= segments ? off(g0 + lane) : 0;
+    const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, segments, [](std::uint32_t, std::uint64_t, std::uint64_t) {});
+    const std::uint64_t next = __shfl_down_sync(full_warp_mask, bound, 1);
+    const bool loadable = lane < warps && g0 + lane < segments && bound <= next && next <= n;
+    const std::uint32_t length = loadable ? std::uint32_t(next - bound) : 0;
+    const std::uint32_t own_first = std::uint32_t(__shfl_sync(full_warp_mask, bound, warp));
+    const std::uint32_t own_length = __shfl_sync(full_warp_mask, length, warp);
+    const bool own = __shfl_sync(full_warp_mask, loadable, warp) && own_length <= chunk;
+    unsigned block_long = __ballot_sync(full_warp_mask, loadable && length > chunk && length <= block_chunk);
+    E x[LaneItems], y[LaneItems];
+    std::uint32_t long_length = 0;
+    const auto load_block_long = [&] {  // the block's next segment of C + 1 .. M elements
+      const unsigned k = unsigned(__ffs(int(block_long))) - 1;
+      const std::uint32_t first = std::uint32_t(__shfl_sync(full_warp_mask, bound, k));
+      long_length = __shfl_sync(full_warp_mask, length, k);
+#pragma unroll
+      for (int i = 0; i < LaneItems; ++i)
+        if (t + i * BlockThreads < long_length) y[i] = src[first + t + i * BlockThreads];
+    };
+    if (own) {
+#pragma unroll
+      for (int i = 0; i < LaneItems; ++i)
+        if (lane + i * warp_threads < own_length) x[i] = src[own_first + lane + i * warp_threads];
+    }
+    if (block_long != 0) load_block_long();
+    if (!check_passed(bad)) return;
+    // Elements k = k0, k0 + stride, ... below `length` of a segment, v[i] holding element k0 +
+    // i stride, folded in order, each lifted with its position in the segment.
+    const auto fold_strided = [&](const E(&v)[LaneItems], std::uint32_t k0, std::uint32_t stride, std::uint32_t length) {
+      Acc a = red.identity();
+#pragma unroll
+      for (int i = 0; i < LaneItems; ++i) {
+        const std::uint32_t k = k0 + i * stride;
+        if (k < length) a = i == 0 ? fold_element(red, a, v[i], k) : fold_after_first(red, a, v[i], k);
+      }
+      return a;
+    };
+    if (own) {  // warp-uniform
+      const Acc a = warp_reduce(red, fold_strided(x, lane, warp_threads, own_length), w);
+      if (lane == 0) store_result(out + (g0 + warp) * out_stride, red.finalize(a));
+    }
+    while (block_long != 0) {  // block-uniform
+      Acc a = warp_reduce(red, fold_strided(y, t, BlockThreads, long_length), w);
+      if (lane == 0) warp_parts[warp] = a;
+      __syncthreads();
+      if (warp == 0) {
+        a = lane < warps ? warp_parts[lane] : red.identity();
+        a = warp_reduce(red, a, w);
+        if (lane == 0) store_result(out + (g0 + unsigned(__ffs(int(block_long))) - 1) * out_stride, red.finalize(a));
+      }
+      block_long &= block_long - 1;
+      if (block_long == 0) break;
+      __syncthreads();  // warp_parts is read before the next segment's parts are written
+      load_block_long();
+    }
+    return;
+  }
+
+  // Piece blocks: warp j's range [r0, r1), loaded before anything else.
+  const std::uint32_t jb = (blockIdx.x - segment_blocks) * warps, j = jb + warp, r0 = j * chunk;
+  E x[LaneItems];
+  if (r0 < n) {
+#pragma unroll
+    for (int i = 0; i < LaneItems; ++i)
+      if (r0 + lane + i * warp_threads < n) x[i] = src[r0 + lane + i * warp_threads];
+  }
+  if (t < 2 * warps) cut[t] = none;
+  __syncthreads();  // cut is marked below (this barrier waits for no load)
+  const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, segments, [&](std::uint32_t i, std::uint64_t v, std::uint64_t before) {
+    if (i == 0 || v > n || v < before || v - before <= block_chunk) return;
+    // Segment i - 1 is longer than M: mark the ranges of this block whose ends it holds (one
+    // segment a mark where the offsets keep the contract; atomics where they do not).
+    for (unsigned k = 0; k < warps; ++k) {
+      const std::uint64_t q0 = std::uint64_t(jb + k) * chunk;
+      if (q0 >= n) break;
+      const std::uint64_t q1 = (n - q0 < chunk ? n : q0 + chunk) - 1;
+#pragma unroll
+      for (unsigned e = 0; e < 2; ++e) {
+        const std::uint64_t q = e == 0 ? q0 : q1;
+        if (before <= q && q < v) {
+          atomicExch(&cut[2 * k + e], i - 1);
+          atomicExch(&cut_first[2 * k + e], std::uint32_t(before));
+          atomicExch(&cut_last[2 * k + e], std::uint32_t(v));
+        }
+      }
+    }
+  });
+  if (!check_passed(bad) || r0 >= n) return;  // warp-uniform
+  const std::uint32_t r1 = n - r0 < chunk ? n : r0 + chunk;  // the range's end
+  const std::uint32_t sa = cut[2 * warp], sb = cut[2 * warp + 1];
+  const bool take_a = sa != none, take_b = sb != none && sb != sa;
+  if (!take_a && !take_b) return;  // warp-uniform
+  const std::uint32_t a_first = take_a ? cut_first[2 * warp] : r0, a_end = take_a ? cut_last[2 * warp] : r0;
+  const std::uint32_t b_first = take_b ? cut_first[2 * warp + 1] : r1;
+  Acc a[2] = {red.identity(), red.identity()};
+#pragma unroll
+  for (int i = 0; i < LaneItems; ++i) {
+    const std::uint32_t e = r0 + lane + i * warp_threads;
+    if (e < a_end) a[0] = i == 0 ? fold_element(red, a[0], x[i], e - a_first) : fold_after_first(red, a[0], x[i], e - a_first);
+    if (e >= b_first && e < r1) a[1] = fold_element(red, a[1], x[i], e - b_first);
+  }
+  warp_reduce_each(red, a, w);
+  if (take_a) {
+    const std::uint32_t wa = a_first / chunk;
+    join_published_piece(red, a[0], wa == j ? 2 * j + 1 : 2 * j, wa, (a_end - 1) / chunk, pieces, slots, counters,
+                         out + sa * out_stride, w);
+  }
+  if (take_b)
+    join_published_piece(red, a[1], 2 * j + 1, j, (cut_last[2 * warp + 1] - 1) / chunk, pieces, slots, counters,
+                         out + sb * out_stride, w);
+}
+
 //! The small-input path (enqueue_segments decides): one launch with the offset check folded in,
 //! for fewer than small_segment_offsets segments. Requires: blockDim.x == BlockThreads;
 //! 1 <= segments < small_segment_offsets; n + segments < 2^32 - 1 and at most gridDim.x *
@@ -377,9 +637,7 @@ __global__ void __launch_bounds__(BlockThreads)
   using E = typename Source::value_type;
   constexpr unsigned warps = BlockThreads / warp_threads;
   constexpr std::uint32_t block_units = std::uint32_t(BlockThreads) * Items;
-  constexpr int offsets_a_thread = int(small_segment_offsets / BlockThreads);
   static_assert(Items <= 32, "a thread's end items are the bits of one word");
-  static_assert(small_segment_offsets % BlockThreads == 0, "every thread stages the same number of offsets");
   __shared__ std::uint32_t at[small_segment_offsets];  // offsets, those past n as n + 1
   __shared__ unsigned first_bad, ticket;
   __shared__ run_part<Acc> warp_runs[warps];
@@ -399,38 +657,9 @@ __global__ void __launch_bounds__(BlockThreads)
     first_bad = ~0u;
     outgoing_at = incoming_at = none;
   }
-  // The check, folded into the staging: a thread loads each of its offsets with the one before
-  // it (the same round trip) and notes the first i at which offset_breaks would hold; one barrier
-  // then both publishes the staged offsets and tells whether any thread found one. All of a
-  // thread's offsets are loaded before any is stored, in as few slots as the count needs: every
-  // slot costs each thread its predicated loads and store, issued or not.
-  std::uint32_t bad = ~0u;
-  const auto stage = [&](auto slots) {
-    constexpr int k_slots = decltype(slots)::value;
-    std::uint64_t v[k_slots], before[k_slots];
-#pragma unroll
-    for (int k = 0; k < k_slots; ++k) {
-      const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
-      if (i <= none) {
-        v[k] = off(i);  // a negative offset reads as a value past n
-        before[k] = i > 0 ? off(i - 1) : 0;
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < k_slots; ++k) {
-      const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
-      if (i <= none) {
-        at[i] = std::uint32_t(v[k] <= n ? v[k] : n + 1);
-        if (bad == ~0u && (v[k] > n || v[k] < before[k])) bad = i;  // a thread's i increase with k
-      }
-    }
-  };
-  if (none < BlockThreads)
-    stage(std::integral_constant<int, 1>{});
-  else if (none < 4 * BlockThreads)
-    stage(std::integral_constant<int, 4>{});
-  else
-    stage(std::integral_constant<int, offsets_a_thread>{});
+  const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, none, [&](std::uint32_t i, std::uint64_t v, std::uint64_t) {
+    at[i] = std::uint32_t(v <= n ? v : n + 1);
+  });
   if (__syncthreads_or(bad != ~0u)) {  // block-uniform
     atomicMin(&first_bad, bad);
     __syncthreads();
@@ -567,7 +796,9 @@ __global__ void __launch_bounds__(BlockThreads)
 //! Enqueues out[i * out_stride] = reduction of segment i for i < segments (segments >= 1),
 //! unless the offsets break the contract: then nothing is written and the queue's status
 //! records the first bad offset for the next synchronizing call.
-//! Shape: fewer than small_segment_offsets segments whose n + segments items fit
+//! Shape: fewer than small_segment_offsets segments over at most short_segment_max_elements
+//! elements (and the queue's slots hold two a piece warp): reduce_short_segments_kernel, one
+//! launch. Else fewer than small_segment_offsets segments whose n + segments items fit
 //! small_segment_blocks blocks of small_segment_items a thread (or of half as many, or twice as
 //! many; below): reduce_segments_small_kernel, one launch. Otherwise the offset check, then
 //! reduce_segments_kernel, its grid one wave (its occupancy), fewer blocks when the input has
@@ -581,6 +812,21 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   const std::uint64_t items = n + segments;
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
+  // Small inputs: a warp or a block a segment, longer ones in pieces (two slots a piece warp).
+  constexpr unsigned short_warps = short_segment_block_threads / warp_threads;
+  constexpr std::uint64_t short_chunk = std::uint64_t(warp_threads) * short_segment_lane_items;
+  const std::uint64_t piece_warps = ((n + short_chunk - 1) / short_chunk + short_warps - 1) / short_warps * short_warps;
+  if (segments < small_segment_offsets && n <= short_segment_max_elements && 2 * piece_warps <= s.whole_grid_cap) {
+    const unsigned segment_blocks = unsigned((segments + short_warps - 1) / short_warps);
+    Acc* pieces = static_cast<Acc*>(s.scratch(2 * piece_warps * sizeof(Acc)));
+    unsigned* counters = s.zeroed_counters(piece_warps);
+    constexpr auto kernel = reduce_short_segments_kernel<short_segment_block_threads, short_segment_lane_items, Reducer, Source>;
+    kernel<<<segment_blocks + unsigned(piece_warps / short_warps), short_segment_block_threads, 0, s.stream>>>(
+        red, src, reader, std::uint32_t(n), std::uint32_t(segments), segment_blocks, pieces, s.partial_slots, counters,
+        s.control, out, out_stride, o.warp);
+    check_cuda(cudaGetLastError(), "reduce_segments: launch");
+    return;
+  }
   // The small kernel at `per` units a thread: launched where the input fits its blocks.
   const auto small = [&](auto items_per_thread) {
     constexpr int per = decltype(items_per_thread)::value;

@@ -483,6 +483,39 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! 1.55-4.52 to 2^16). The stamps overstate what the search costs the launch, as they did for
 //! the column kernel's arg combine.
 constexpr std::uint64_t small_segment_offsets = 4096;
+//! Segments, small inputs with short segments (reduce_short_segments_kernel: a warp a segment of
+//! up to 32 * short_segment_lane_items elements, a block one of up to short_segment_block_threads
+//! * short_segment_lane_items, longer ones in pieces joined across warps): fewer than
+//! small_segment_offsets segments over at most short_segment_max_elements elements.
+//! Probe of 2026-11-26 (H100, f32, preduce-bench's heavy-tailed layouts, graph of 64 calls over
+//! 64 input copies, us, plus / argmax at 2^10, 2^11, 2^12, 2^13, 2^14, 2^15, 2^16; the longest
+//! segment is n / 4, the next ones up to n / 27000):
+//!   lane items / block threads 16 / 256: 1.58 / 1.82, 1.63 / 1.86, 2.14 / 2.68, 2.20 / 2.78,
+//!     2.29 / 2.87, 3.60 / 4.25, 4.95 / 5.92
+//!   8 / 256: 1.50 / 1.62, 1.91 / 2.32, 1.95 / 2.34, 2.02 / 2.46, 3.36 / 3.72, 3.72 / 4.14,
+//!     5.48 / 6.34
+//!   16 / 512: 1.81 / 2.27, 1.83 / 2.28, 2.46 / 3.44, 2.48 / 3.47, 2.53 / 3.50, 2.73 / 3.72,
+//!     4.99 / 5.85
+//!   32 / 512: 2.17 / 3.31, 2.20 / 3.34, 2.22 / 3.34, 3.20 / 5.64, 3.16 / 5.64, 3.46 / 5.87,
+//!     3.72 / 6.10
+//!   reduce_segments_small_kernel (below): 2.60 / 3.50, 3.04 / 4.22, 3.10 / 4.38, 3.13 / 4.40,
+//!     3.43 / 4.73, 3.52 / 4.75, 4.46 / 5.82 (2^17: 5.79 / 7.41, against 7.33 / 8.44 here)
+//!   CUB's DeviceSegmentedReduce: 1.45 / 1.56, 1.52 / 1.67, 1.80 / 1.98, 2.15 / 1.78, 1.73 /
+//!     2.08, 2.16 / 2.72, 3.02 / 3.93.
+//! Each step up in the path the longest segment takes costs about 0.5 us: a warp's (to 2^11 at
+//! 16 / 256), a block's (to 2^14), pieces joined across warps (from 2^15). clock64 stamps at
+//! 2^12 (16 / 256, plus): every block issues its element loads about 1270 cycles after it
+//! starts (the offsets' round trip among them), passes the check's barrier 110 later and is
+//! done 490 after that; the block holding the 1024-element segment issues its loads 420 cycles
+//! later than the others and ends 660 cycles after its warps' own segments, about 1070 cycles
+//! behind: the instructions only it runs. Larger blocks or more lane items take a longer segment
+//! a step lower but cost every launch (more predicated loads and folds). From 2^15 the
+//! heavy-tailed case's longest segment is joined from pieces: there reduce_segments_small_kernel
+//! is even (2^15) or faster (2^16).
+constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 15;
+constexpr int short_segment_lane_items = 16;
+constexpr int short_segment_block_threads = 256;
+
 constexpr int small_segment_items = 8;
 constexpr std::uint64_t small_segment_blocks = 64;
 
