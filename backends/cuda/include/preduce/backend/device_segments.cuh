@@ -422,11 +422,11 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! offset check folded in, where a segment of at most C = 32 * LaneItems elements is reduced by
 //! a warp of its own, one of at most M = BlockThreads * LaneItems by a block, and a longer one
 //! in pieces of the flat input. Requires: blockDim.x == BlockThreads; 1 <= segments <
-//! small_segment_offsets; n < 2^31; gridDim.x = segment_blocks + ceil(ceil(n / C) / warps)
-//! (piece warps: the latter times warps),
-//! segment_blocks = ceil(segments / warps), warps = BlockThreads / 32; counters[0 .. piece
-//! warps) zero on entry (zero again on exit); the queue's slots 0 .. 2 piece warps - 1 clear
-//! on entry (clear again on exit); pieces holds 2 accumulators a piece warp.
+//! small_segment_offsets; n < 2^31; gridDim.x = segment_blocks + piece_blocks, segment_blocks
+//! = ceil(segments / warps), piece_blocks = ceil(ceil(n / C) / warps), warps = BlockThreads /
+//! 32; with piece warps = piece_blocks * warps: counters[0 .. piece warps) zero on entry (zero
+//! again on exit), the queue's slots 0 .. 2 piece warps - 1 clear on entry (clear again on
+//! exit), pieces holds 2 accumulators a piece warp.
 //! Check: every block loads all segments + 1 offsets (check_offsets_here: one round trip) and
 //! finds the first that breaks the contract; if there is one, block 0 records it in
 //! control->status and no block writes anything.
@@ -442,13 +442,13 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! identity); a block segment is folded the same way per thread, then per warp, then warp 0
 //! combines the warps' parts through shared memory (any further such segments of the block
 //! after it, one at a time).
-//! Piece blocks (the rest): piece warp j takes elements [j C, (j + 1) C) of [0, n), loaded as the kernel
-//! starts (one round trip, with the offsets'). A segment longer than M meets at most two such
-//! ranges partly and covers the rest, so a range holds pieces of at most two of them: the one
-//! holding its first element and the one holding its last, which the check marks in shared
-//! memory as it meets the segment's offsets (no search). The warp folds each one's elements
-//! into a piece; join_published_piece combines the pieces of segment s over the piece warps
-//! wa = offsets[s] / C .. wb = (offsets[s + 1] - 1) / C.
+//! Piece blocks (the rest): piece warp j takes elements [j C, (j + 1) C) of [0, n), loaded as
+//! the kernel starts (one round trip, with the offsets'). A segment longer than M meets at most
+//! two such ranges partly and covers the rest, so a range holds pieces of at most two of them:
+//! the one holding its first element and the one holding its last, which the check marks in
+//! shared memory as it meets the segment's offsets (no search). The warp folds each one's
+//! elements into a piece; join_published_piece combines the pieces of segment s over the piece
+//! warps wa = offsets[s] / C .. wb = (offsets[s + 1] - 1) / C.
 //! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
 //! finalize(segment s). Reads no element outside [0, n).
 template <int BlockThreads, int LaneItems, class Reducer, class Source>

@@ -511,7 +511,13 @@ constexpr std::uint64_t small_segment_offsets = 4096;
 //! behind: the instructions only it runs. Larger blocks or more lane items take a longer segment
 //! a step lower but cost every launch (more predicated loads and folds). From 2^15 the
 //! heavy-tailed case's longest segment is joined from pieces: there reduce_segments_small_kernel
-//! is even (2^15) or faster (2^16).
+//! is even (2^15) or faster (2^16). What holds this kernel back there is every block checking
+//! all the offsets: the piece blocks pass the check's barrier about 3200 cycles after they start
+//! at 2^15 (729 offsets) and 5000-6300 at 2^16 (1436), against about 1380 at 2^12 (100).
+//! Measured and not taken (same probe, 2^15 / 2^16 plus, us): the piece blocks' element loads
+//! issued after the offsets' instead of before them, 3.59 / 4.94 -> 3.72 / 5.17; offsets[i - 1]
+//! taken from the lane before by a shuffle instead of loaded again (an L1 hit), 3.59 / 4.91 ->
+//! 3.98 / 5.47 (and 2^10 1.59 -> 1.66).
 constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 15;
 constexpr int short_segment_lane_items = 16;
 constexpr int short_segment_block_threads = 256;
