@@ -98,10 +98,6 @@ TEST_CASE("bad_input.adjacent_output_is_not_overlap") {
   test::check_result(after[n], test::expected(preduce::plus<>{}, host.data(), n));
 }
 
-// Offsets live in device memory, so they are checked there: the call returns, and the next
-// synchronize throws bad_offsets naming the first offset at which 0 <= offsets[0] <= ... <=
-// offsets[segments] <= n fails (the same position on every backend). The output stays untouched
-// and the queue stays usable.
 //! Enqueues reduce_segments over x[0 .. length) with offsets that first break the contract at
 //! first_bad, and checks that the next synchronize throws bad_offsets naming that offset and
 //! that the output is untouched.
@@ -119,6 +115,10 @@ void expect_bad_offsets(const preduce::queue& q, const float* x, std::size_t len
   CHECK(out.untouched());
 }
 
+// Offsets live in device memory, so they are checked there: the call returns, and the next
+// synchronize throws bad_offsets naming the first offset at which 0 <= offsets[0] <= ... <=
+// offsets[segments] <= n fails (the same position on every backend). The output stays untouched
+// and the queue stays usable.
 TEST_CASE("bad_input.segment_offsets") {
   const preduce::queue q(0);
   const auto host = input();

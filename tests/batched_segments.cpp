@@ -66,8 +66,8 @@ std::vector<segment_layout> layouts() {
   const auto near_stage = offsets_of(0, lengths);
   v.push_back({"long_among_short", near_stage.back(), near_stage});
   // Segments of 0..3 elements with runs of 40..200 empty ones: more segment ends in a stretch of
-  // input than a warp holds lanes. About 4000 of them (the CUDA backend's one-launch kernel for
-  // small inputs, just under its 4096 segments), then about 6000 (its merge-path kernel).
+  // input than a warp holds lanes. About 4000 of them (the CUDA backend's one-launch kernels for
+  // small inputs, just under their 4096 segments), then about 6000 (its merge-path kernel).
   for (const std::size_t count : {std::size_t(4000), std::size_t(6000)}) {
     lengths.clear();
     while (lengths.size() < count) {
@@ -86,9 +86,8 @@ std::vector<segment_layout> layouts() {
   const auto aligned = offsets_of(0, {1024, 5000, 0, 512, 4608, 30, 2});
   v.push_back({"pieces_on_boundaries", aligned.back(), aligned});
   // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
-  // CUDA backend's one-launch kernel for small inputs (2048 and 4096 elements and segment ends
-  // a block; "mixed", "many_short" and "tiny_and_empty_runs" take its blocks of 1024), with
-  // segments cut across several of its blocks.
+  // CUDA backend's one-launch merge path for small inputs past 2^15 elements (1024 and 2048
+  // elements and segment ends a block), with segments cut across several of its blocks.
   lengths.clear();
   for (std::size_t total = 0; total < 120000;) total += lengths.emplace_back(r.below(4001));
   const auto cut = offsets_of(1, lengths);

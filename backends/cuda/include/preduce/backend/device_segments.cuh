@@ -799,8 +799,8 @@ __global__ void __launch_bounds__(BlockThreads)
 //! Shape: fewer than small_segment_offsets segments over at most short_segment_max_elements
 //! elements (and the queue's slots hold two a piece warp): reduce_short_segments_kernel, one
 //! launch. Else fewer than small_segment_offsets segments whose n + segments items fit
-//! small_segment_blocks blocks of small_segment_items a thread (or of half as many, or twice as
-//! many; below): reduce_segments_small_kernel, one launch. Otherwise the offset check, then
+//! small_segment_blocks blocks of half of small_segment_items a thread (or of small_segment_items,
+//! or twice as many; below): reduce_segments_small_kernel, one launch. Otherwise the offset check, then
 //! reduce_segments_kernel, its grid one wave (its occupancy), fewer blocks when the input has
 //! under segment_min_items_per_warp items per warp (items <= n + segments on the host).
 template <class Reducer, class Source, class Off>
@@ -841,17 +841,13 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     check_cuda(cudaGetLastError(), "reduce_segments: launch");
     return true;
   };
-  // One block at small_segment_items units a thread; past one block (the join between blocks
-  // paid either way) as many blocks as fit at half as many units, each thread's chain of loads
-  // and folds then half as long; then the same at small_segment_items, then at twice as many.
+  // As many blocks as fit at half of small_segment_items units a thread (the input takes more
+  // than one block here: the join between blocks is paid either way, and each thread's chain of
+  // loads and folds is half as long), then the same at small_segment_items, then at twice as many.
   using half_items = std::integral_constant<int, small_segment_items / 2>;
   using items_a_thread = std::integral_constant<int, small_segment_items>;
   using twice_items = std::integral_constant<int, 2 * small_segment_items>;
-  if (segments < small_segment_offsets &&
-      (items <= std::uint64_t(block_threads) * small_segment_items
-           ? small(items_a_thread{})
-           : small(half_items{}) || small(items_a_thread{}) || small(twice_items{})))
-    return;
+  if (segments < small_segment_offsets && (small(half_items{}) || small(items_a_thread{}) || small(twice_items{}))) return;
 
   const unsigned check_grid = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
   portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(offsets, segments, n, status);

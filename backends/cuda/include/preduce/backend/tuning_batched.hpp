@@ -426,9 +426,11 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! Segments, small inputs (reduce_segments_small_kernel, one launch that checks the offsets
 //! itself): fewer than small_segment_offsets segments (every block stages all offsets in shared
 //! memory, 4 bytes each: 16 KiB, and checks them all), whose elements plus segment ends fit
-//! small_segment_blocks blocks: one block of small_segment_items units a thread, else as many
-//! blocks as it takes at half as many units (up to small_segment_blocks), else at
-//! small_segment_items, else at twice as many.
+//! small_segment_blocks blocks: as many blocks as it takes at half of small_segment_items units
+//! a thread (up to small_segment_blocks), else at small_segment_items, else at twice as many.
+//! Since git 5d64170 it takes only inputs past short_segment_max_elements (the short-segment
+//! kernel below takes the rest), so never one block, where small_segment_items a thread was
+//! faster (below).
 //! Probes of 2026-11-25 (H100, f32, preduce-bench's heavy-tailed layouts, graph of 64 calls over
 //! 64 input copies, us). The kernel as first written (segments cut between blocks joined by a
 //! last-arrival counter, offsets stored as each loaded), at 4 / 8 / 16 units a thread, then the
