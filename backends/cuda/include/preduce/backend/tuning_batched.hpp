@@ -519,7 +519,10 @@ constexpr std::uint64_t small_segment_offsets = 4096;
 //! Measured and not taken (same probe, 2^15 / 2^16 plus, us): the piece blocks' element loads
 //! issued after the offsets' instead of before them, 3.59 / 4.94 -> 3.72 / 5.17; offsets[i - 1]
 //! taken from the lane before by a shuffle instead of loaded again (an L1 hit), 3.59 / 4.91 ->
-//! 3.98 / 5.47 (and 2^10 1.59 -> 1.66).
+//! 3.98 / 5.47 (and 2^10 1.59 -> 1.66). An earlier form, where every block staged the offsets
+//! in shared memory, a piece warp searched them (32 probes a round) and a warp loaded only its
+//! own segment's two offsets, joined pieces faster (2^15 / 2^16 plus 3.19 / 4.37) but ran
+//! slower below (2^10 / 2^12 / 2^14 1.83 / 2.40 / 2.57): the form here is for the sizes it takes.
 constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 15;
 constexpr int short_segment_lane_items = 16;
 constexpr int short_segment_block_threads = 256;
