@@ -141,7 +141,7 @@ TEST_CASE("bad_input.segment_offsets") {
 }
 
 // The same check on longer inputs, which the CUDA backend reduces with other kernels (past
-// 2^15 elements its one-launch merge path, from 4096 segments its two launches): each checks
+// 2^16 elements its one-launch merge path, from 4096 segments its two launches): each checks
 // the offsets before it writes.
 TEST_CASE("bad_input.segment_offsets_long_inputs") {
   const preduce::queue q(0);

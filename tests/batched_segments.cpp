@@ -77,7 +77,7 @@ std::vector<segment_layout> layouts() {
     const auto tiny = offsets_of(3, lengths);
     v.push_back({count == 4000 ? "tiny_and_empty_runs" : "tiny_and_empty_runs_6000", tiny.back() + 2, tiny});
   }
-  // Up to 2^15 elements (the CUDA backend's warp-or-block kernel for small inputs: a warp a
+  // Up to 2^16 elements (the CUDA backend's warp-or-block kernel for small inputs: a warp a
   // segment of up to 512 elements, a block one of up to 4096, longer ones in pieces of 512 joined
   // across warps): lengths at those limits, several block-sized segments among one block's eight,
   // and long segments that start off and on a piece boundary and reach past several pieces.
@@ -86,7 +86,7 @@ std::vector<segment_layout> layouts() {
   const auto aligned = offsets_of(0, {1024, 5000, 0, 512, 4608, 30, 2});
   v.push_back({"pieces_on_boundaries", aligned.back(), aligned});
   // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
-  // CUDA backend's one-launch merge path for small inputs past 2^15 elements (1024 and 2048
+  // CUDA backend's one-launch merge path for small inputs past 2^16 elements (1024 and 2048
   // elements and segment ends a block), with segments cut across several of its blocks.
   lengths.clear();
   for (std::size_t total = 0; total < 120000;) total += lengths.emplace_back(r.below(4001));

@@ -3,7 +3,7 @@
 // offsets are checked on the device, then one merge-path kernel reduces every segment. Small
 // inputs (a few thousand segments, about 10^5 elements) take one launch instead, which checks
 // the offsets itself: there the time is the chain of dependent round trips, not the bandwidth.
-// Up to 2^15 elements a warp or a block takes each segment (reduce_short_segments_kernel: two
+// Up to 2^16 elements a warp or a block takes each segment (reduce_short_segments_kernel: two
 // round trips, offsets then elements, where the segments fit); above, one merge path over the
 // blocks (reduce_segments_small_kernel). Both are near the end of this file.
 //
@@ -422,7 +422,7 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! offset check folded in, where a segment of at most C = 32 * LaneItems elements is reduced by
 //! a warp of its own, one of at most M = BlockThreads * LaneItems by a block, and a longer one
 //! in pieces of the flat input. Requires: blockDim.x == BlockThreads; 1 <= segments <
-//! small_segment_offsets; n < 2^31; gridDim.x = segment_blocks + piece_blocks, segment_blocks
+//! small_segment_offsets; n < 32 (M + 1); gridDim.x = segment_blocks + piece_blocks, segment_blocks
 //! = ceil(segments / warps), piece_blocks = ceil(ceil(n / C) / warps), warps = BlockThreads /
 //! 32; with piece warps = piece_blocks * warps: counters[0 .. piece warps) zero on entry (zero
 //! again on exit), the queue's slots 0 .. 2 piece warps - 1 clear on entry (clear again on
@@ -445,10 +445,12 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! Piece blocks (the rest): piece warp j takes elements [j C, (j + 1) C) of [0, n), loaded as
 //! the kernel starts (one round trip, with the offsets'). A segment longer than M meets at most
 //! two such ranges partly and covers the rest, so a range holds pieces of at most two of them:
-//! the one holding its first element and the one holding its last, which the check marks in
-//! shared memory as it meets the segment's offsets (no search). The warp folds each one's
-//! elements into a piece; join_published_piece combines the pieces of segment s over the piece
-//! warps wa = offsets[s] / C .. wb = (offsets[s + 1] - 1) / C.
+//! the one holding its first element and the one holding its last. The check lists the
+//! segments longer than M in shared memory as it meets their offsets (at most 31 where the
+//! offsets keep the contract, as n < 32 (M + 1)), and lane h of a piece warp tests the h-th (no
+//! search). The warp folds each of its two segments' elements into a piece;
+//! join_published_piece combines the pieces of segment s over the piece warps wa = offsets[s] /
+//! C .. wb = (offsets[s + 1] - 1) / C.
 //! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
 //! finalize(segment s). Reads no element outside [0, n).
 template <int BlockThreads, int LaneItems, class Reducer, class Source>
@@ -463,10 +465,10 @@ __global__ void __launch_bounds__(BlockThreads)
   constexpr std::uint32_t chunk = std::uint32_t(warp_threads) * LaneItems;       // C
   constexpr std::uint32_t block_chunk = std::uint32_t(BlockThreads) * LaneItems;  // M
   static_assert(warps < warp_threads, "a lane for each of the block's warps + 1 offsets");
-  constexpr std::uint32_t none = ~0u;
   __shared__ unsigned first_bad;
-  // Piece blocks: the segment over warp k's first element (2k) and last (2k + 1), and its bounds.
-  __shared__ std::uint32_t cut[2 * warps], cut_first[2 * warps], cut_last[2 * warps];
+  // Piece blocks: the segments longer than M (at most 31 where the offsets keep the contract).
+  __shared__ unsigned long_count;
+  __shared__ std::uint32_t long_segment[warp_threads], long_first[warp_threads], long_end[warp_threads];
   __shared__ Acc warp_parts[warps];
   const unsigned t = threadIdx.x, lane = t % warp_threads, warp = t / warp_threads;
   if (t == 0) first_bad = ~0u;
@@ -553,34 +555,29 @@ __global__ void __launch_bounds__(BlockThreads)
     for (int i = 0; i < LaneItems; ++i)
       if (r0 + lane + i * warp_threads < n) x[i] = src[r0 + lane + i * warp_threads];
   }
-  if (t < 2 * warps) cut[t] = none;
-  __syncthreads();  // cut is marked below (this barrier waits for no load)
+  if (t == 0) long_count = 0;
+  __syncthreads();  // long_count is counted below (this barrier waits for no load)
   const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, segments, [&](std::uint32_t i, std::uint64_t v, std::uint64_t before) {
     if (i == 0 || v > n || v < before || v - before <= block_chunk) return;
-    // Segment i - 1 is longer than M: mark the ranges of this block whose ends it holds (one
-    // segment a mark where the offsets keep the contract; atomics where they do not).
-    for (unsigned k = 0; k < warps; ++k) {
-      const std::uint64_t q0 = std::uint64_t(jb + k) * chunk;
-      if (q0 >= n) break;
-      const std::uint64_t q1 = (n - q0 < chunk ? n : q0 + chunk) - 1;
-#pragma unroll
-      for (unsigned e = 0; e < 2; ++e) {
-        const std::uint64_t q = e == 0 ? q0 : q1;
-        if (before <= q && q < v) {
-          atomicExch(&cut[2 * k + e], i - 1);
-          atomicExch(&cut_first[2 * k + e], std::uint32_t(before));
-          atomicExch(&cut_last[2 * k + e], std::uint32_t(v));
-        }
-      }
+    const unsigned k = atomicAdd(&long_count, 1u);  // segment i - 1 is longer than M: listed
+    if (k < warp_threads) {
+      long_segment[k] = i - 1;
+      long_first[k] = std::uint32_t(before);
+      long_end[k] = std::uint32_t(v);
     }
   });
   if (!check_passed(bad) || r0 >= n) return;  // warp-uniform
   const std::uint32_t r1 = n - r0 < chunk ? n : r0 + chunk;  // the range's end
-  const std::uint32_t sa = cut[2 * warp], sb = cut[2 * warp + 1];
-  const bool take_a = sa != none, take_b = sb != none && sb != sa;
+  // Lane h tests the h-th listed segment: which one holds r0 (a) and which r1 - 1 (b).
+  const bool listed = lane < long_count;
+  const std::uint32_t h_first = listed ? long_first[lane] : 0, h_end = listed ? long_end[lane] : 0;
+  const unsigned holds_a = __ballot_sync(full_warp_mask, listed && h_first <= r0 && r0 < h_end);
+  const unsigned holds_b = __ballot_sync(full_warp_mask, listed && h_first < r1 && r1 <= h_end);
+  const bool take_a = holds_a != 0, take_b = holds_b != 0 && holds_b != holds_a;
   if (!take_a && !take_b) return;  // warp-uniform
-  const std::uint32_t a_first = take_a ? cut_first[2 * warp] : r0, a_end = take_a ? cut_last[2 * warp] : r0;
-  const std::uint32_t b_first = take_b ? cut_first[2 * warp + 1] : r1;
+  const unsigned ha = take_a ? unsigned(__ffs(int(holds_a))) - 1 : 0, hb = take_b ? unsigned(__ffs(int(holds_b))) - 1 : 0;
+  const std::uint32_t a_first = take_a ? long_first[ha] : r0, a_end = take_a ? long_end[ha] : r0;
+  const std::uint32_t b_first = take_b ? long_first[hb] : r1, b_end = take_b ? long_end[hb] : r1;
   Acc a[2] = {red.identity(), red.identity()};
 #pragma unroll
   for (int i = 0; i < LaneItems; ++i) {
@@ -592,11 +589,11 @@ __global__ void __launch_bounds__(BlockThreads)
   if (take_a) {
     const std::uint32_t wa = a_first / chunk;
     join_published_piece(red, a[0], wa == j ? 2 * j + 1 : 2 * j, wa, (a_end - 1) / chunk, pieces, slots, counters,
-                         out + sa * out_stride, w);
+                         out + long_segment[ha] * out_stride, w);
   }
   if (take_b)
-    join_published_piece(red, a[1], 2 * j + 1, j, (cut_last[2 * warp + 1] - 1) / chunk, pieces, slots, counters,
-                         out + sb * out_stride, w);
+    join_published_piece(red, a[1], 2 * j + 1, j, (b_end - 1) / chunk, pieces, slots, counters, out + long_segment[hb] * out_stride,
+                         w);
 }
 
 //! The small-input path (enqueue_segments decides): one launch with the offset check folded in,
@@ -820,6 +817,8 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     const unsigned segment_blocks = unsigned((segments + short_warps - 1) / short_warps);
     Acc* pieces = static_cast<Acc*>(s.scratch(2 * piece_warps * sizeof(Acc)));
     unsigned* counters = s.zeroed_counters(piece_warps);
+    static_assert(short_segment_max_elements < std::uint64_t(warp_threads) * (short_segment_block_threads * short_segment_lane_items + 1),
+                  "at most 31 segments longer than a block's elements: a lane of a warp for each");
     constexpr auto kernel = reduce_short_segments_kernel<short_segment_block_threads, short_segment_lane_items, Reducer, Source>;
     kernel<<<segment_blocks + unsigned(piece_warps / short_warps), short_segment_block_threads, 0, s.stream>>>(
         red, src, reader, std::uint32_t(n), std::uint32_t(segments), segment_blocks, pieces, s.partial_slots, counters,

@@ -512,18 +512,24 @@ constexpr std::uint64_t small_segment_offsets = 4096;
 //! later than the others and ends 660 cycles after its warps' own segments, about 1070 cycles
 //! behind: the instructions only it runs. Larger blocks or more lane items take a longer segment
 //! a step lower but cost every launch (more predicated loads and folds). From 2^15 the
-//! heavy-tailed case's longest segment is joined from pieces: there reduce_segments_small_kernel
-//! is even (2^15) or faster (2^16). What holds this kernel back there is every block checking
-//! all the offsets: the piece blocks pass the check's barrier about 3200 cycles after they start
-//! at 2^15 (729 offsets) and 5000-6300 at 2^16 (1436), against about 1380 at 2^12 (100).
-//! Measured and not taken (same probe, 2^15 / 2^16 plus, us): the piece blocks' element loads
-//! issued after the offsets' instead of before them, 3.59 / 4.94 -> 3.72 / 5.17; offsets[i - 1]
-//! taken from the lane before by a shuffle instead of loaded again (an L1 hit), 3.59 / 4.91 ->
-//! 3.98 / 5.47 (and 2^10 1.59 -> 1.66). An earlier form, where every block staged the offsets
-//! in shared memory, a piece warp searched them (32 probes a round) and a warp loaded only its
-//! own segment's two offsets, joined pieces faster (2^15 / 2^16 plus 3.19 / 4.37) but ran
-//! slower below (2^10 / 2^12 / 2^14 1.83 / 2.40 / 2.57): the form here is for the sizes it takes.
-constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 15;
+//! heavy-tailed case's longest segment is joined from pieces. The figures above are of a form
+//! whose piece blocks marked, inside the check, each of their warps' ranges a long segment
+//! covers (a loop over the block's warps with shared-memory atomics, inlined into each of the
+//! check's up to 16 offset slots): those blocks passed the check's barrier about 3200 cycles
+//! after they started at 2^15 (729 offsets) and 5000-6300 at 2^16 (1436), against about 1380 at
+//! 2^12 (100). Listing the long segments instead (one shared atomicAdd and three stores each;
+//! the warps test the list after the barrier, a lane an entry), both in one call, HEAD -> list:
+//! 2^15 3.61 / 4.25 -> 2.90 / 3.58, 2^16 4.94 / 5.87 -> 4.15 / 5.25, 2^10-2^14 within 0.06 us.
+//! That beats reduce_segments_small_kernel at 2^16 (4.48 / 5.83 in that call) but not at 2^17
+//! (6.40 / 7.58 against 5.77 / 7.38), hence 2^16.
+//! Measured and not taken (the marking form, 2^15 / 2^16 plus, us): the piece blocks' element
+//! loads issued after the offsets' instead of before them, 3.59 / 4.94 -> 3.72 / 5.17;
+//! offsets[i - 1] taken from the lane before by a shuffle instead of loaded again (an L1 hit),
+//! 3.59 / 4.91 -> 3.98 / 5.47 (and 2^10 1.59 -> 1.66). An earlier form, where every block
+//! staged the offsets in shared memory, a piece warp searched them (32 probes a round) and a
+//! warp loaded only its own segment's two offsets, joined pieces faster than the marking form
+//! (2^15 / 2^16 plus 3.19 / 4.37) but ran slower below (2^10 / 2^12 / 2^14 1.83 / 2.40 / 2.57).
+constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 16;
 constexpr int short_segment_lane_items = 16;
 constexpr int short_segment_block_threads = 256;
 
