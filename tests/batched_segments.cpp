@@ -78,13 +78,20 @@ std::vector<segment_layout> layouts() {
     v.push_back({count == 4000 ? "tiny_and_empty_runs" : "tiny_and_empty_runs_6000", tiny.back() + 2, tiny});
   }
   // Up to 2^16 elements (the CUDA backend's warp-or-block kernel for small inputs: a warp a
-  // segment of up to 512 elements, a block one of up to 4096, longer ones in pieces of 512 joined
-  // across warps): lengths at those limits, several block-sized segments among one block's eight,
-  // and long segments that start off and on a piece boundary and reach past several pieces.
-  const auto limits = offsets_of(2, {511, 512, 513, 0, 4095, 4096, 4097, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1, 9000, 3});
-  v.push_back({"warp_and_block_limits", limits.back() + 5, limits});
-  const auto aligned = offsets_of(0, {1024, 5000, 0, 512, 4608, 30, 2});
-  v.push_back({"pieces_on_boundaries", aligned.back(), aligned});
+  // segment of up to 512 elements, a block one of up to 4096 (blocks of 256 threads, to 2^14
+  // elements) or 8192 (512 threads, above), longer ones in pieces of 512 joined across warps):
+  // for each block size, lengths at those limits with several block-sized segments among one
+  // block's, and long segments that start on and off a piece boundary, reach past several
+  // pieces, and end in the piece where the next long one starts.
+  const auto narrow_limits = offsets_of(2, {511, 512, 513, 0, 4095, 4096, 4097, 600, 700, 1, 3});
+  v.push_back({"warp_and_block_limits", narrow_limits.back() + 5, narrow_limits});
+  const auto wide_limits =
+      offsets_of(2, {511, 512, 513, 0, 8191, 8192, 8193, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1, 17000, 3});
+  v.push_back({"warp_and_wide_block_limits", wide_limits.back() + 5, wide_limits});
+  const auto narrow_pieces = offsets_of(0, {1024, 5000, 4500, 0, 512, 4608, 30, 2});
+  v.push_back({"pieces_on_boundaries", narrow_pieces.back(), narrow_pieces});
+  const auto wide_pieces = offsets_of(0, {1024, 10000, 9000, 0, 512, 9216, 30, 2});
+  v.push_back({"wide_pieces_on_boundaries", wide_pieces.back(), wide_pieces});
   // Fewer than 4096 segments of up to a few thousand elements, about 1.2e5 and 2e5 in all: the
   // CUDA backend's one-launch merge path for small inputs past 2^16 elements (1024 and 2048
   // elements and segment ends a block), with segments cut across several of its blocks.

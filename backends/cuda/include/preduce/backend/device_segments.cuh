@@ -4,8 +4,9 @@
 // inputs (a few thousand segments, about 10^5 elements) take one launch instead, which checks
 // the offsets itself: there the time is the chain of dependent round trips, not the bandwidth.
 // Up to 2^16 elements a warp or a block takes each segment (reduce_short_segments_kernel: two
-// round trips, offsets then elements, where the segments fit); above, one merge path over the
-// blocks (reduce_segments_small_kernel). Both are near the end of this file.
+// round trips, offsets then elements, where the segments fit; blocks of 256 threads to 2^14
+// elements, of 512 above); above, one merge path over the blocks
+// (reduce_segments_small_kernel). Both are near the end of this file.
 //
 // Merge path: the input is read as one sequence of items, each segment's elements followed by
 // one item for the segment's end (so an empty segment is one item); an element counts one unit
@@ -341,51 +342,50 @@ __device__ __forceinline__ run_part<Acc> shfl_up_run(const run_part<Acc>& r, uns
           shfl_words(r.value, [d](unsigned v) { return __shfl_up_sync(full_warp_mask, v, d); })};
 }
 
-//! join_cut_piece's protocol through the queue's publication slots: the piece published by
-//! publish_partial (flagged words with no fence where it fits a slot) at slots[slot], its
-//! arrival counted by a relaxed atomicAdd, and the last warp to count waits on the other
-//! pieces' flags (each was published before its warp counted) instead of every warp paying a
-//! fence before its count. Pieces of wa at slot 2 wa + 1, of each later warp v at 2 v; the
-//! last folds them lane i taking pieces i, i + 32, ... before a warp_reduce (a fixed order),
-//! writes finalize(result) to *out and zeroes counters[wa] (collect_partial clears the slots).
-//! Requires: all 32 lanes active; wa < wb; slots 2 wa + 1 .. 2 wb within the queue's slots.
+//! Piece `a` of a segment cut among piece warps wa .. wb (wa < wb) of
+//! reduce_short_segments_kernel, held by warp j: warps before wb publish theirs
+//! (publish_partial: flagged words, no fence where they fit a slot; wa's at slot 2 wa + 1, each
+//! later one's at 2 j), and wb collects them (collect_partial, which clears the slots), lane i
+//! taking pieces i, i + 32, ... before a warp_reduce, adds its own last (a fixed order: results
+//! are run_to_run deterministic) and writes finalize(result) to *out. Piece warps are numbered
+//! in the order their blocks take start tickets, so every warp wb waits for has started, and
+//! none of them waits before it publishes: the wait ends. It replaced counting arrivals with a
+//! relaxed atomicAdd per warp, the last to count collecting (join_cut_piece's protocol through
+//! the slots): 32 warps counting on one word, then the collection, took the 2^16 heavy-tailed
+//! case's piece blocks about 3000 cycles past their check (clock64 stamps); figures beside
+//! short_segment_max_elements. Requires: all 32 lanes active; wa <= j <= wb; slots 2 wa + 1 ..
+//! 2 wb - 1 within the queue's slots.
 template <class Reducer>
-__device__ __forceinline__ void join_published_piece(const Reducer& red, const typename Reducer::acc_type& a, std::uint32_t slot,
-                                                     std::uint32_t wa, std::uint32_t wb, typename Reducer::acc_type* pieces,
-                                                     unsigned long long* slots, unsigned* counters,
-                                                     typename Reducer::result_type* out, warp_algorithm w) {
+__device__ __forceinline__ void join_piece_in_order(const Reducer& red, const typename Reducer::acc_type& a, std::uint32_t j,
+                                                    std::uint32_t wa, std::uint32_t wb, typename Reducer::acc_type* pieces,
+                                                    unsigned long long* slots, typename Reducer::result_type* out,
+                                                    warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
   const unsigned lane = threadIdx.x % warp_threads;
-  const std::uint32_t count = wb - wa + 1;
-  bool last_arrival = false;
-  if (lane == 0) {
-    publish_partial(a, slot, pieces, slots);
-    last_arrival = atomicAdd(counters + wa, 1u) == count - 1;
+  if (j < wb) {
+    if (lane == 0) publish_partial(a, j == wa ? 2 * j + 1 : 2 * j, pieces, slots);
+    return;
   }
-  if (!__shfl_sync(full_warp_mask, last_arrival, 0)) return;
   Acc t = red.identity();
-  for (std::uint32_t i = lane; i < count; i += warp_threads) {
-    const std::uint32_t v = wa + i;
-    t = red.combine(t, collect_partial<Acc>(2 * v + (v == wa ? 1 : 0), pieces, slots));
-  }
+  for (std::uint32_t v = wa + lane; v < wb; v += warp_threads)
+    t = red.combine(t, collect_partial<Acc>(v == wa ? 2 * v + 1 : 2 * v, pieces, slots));
   __syncwarp();  // the polling lanes reconverge before the shuffles (reduce_whole_kernel's note)
   t = warp_reduce(red, t, w);
-  if (lane == 0) {
-    store_result(out, red.finalize(t));
-    counters[wa] = 0;
-  }
+  if (lane == 0) store_result(out, red.finalize(red.combine(t, a)));
 }
 
 //! Every block's offset check on the small paths: loads offsets[0 .. segments], each in the
-//! same round trip as the one before it, calls visit(i, offsets[i], offsets[i - 1]) (0 for i =
-//! 0; values read as uint64, so a negative offset reads as one past n) for each i of this
-//! thread's (i = threadIdx.x, + BlockThreads, ...), and returns the first of those i at which
-//! offset_breaks would hold, or ~0u. All of a thread's offsets are loaded before any is
-//! visited, in as few slots as the count needs: every slot costs each thread its predicated
-//! loads, issued or not. Requires: blockDim.x == BlockThreads; segments < small_segment_offsets.
-template <int BlockThreads, class Visit>
+//! same round trip as the one before it, calls issued() once they are all requested, then
+//! visit(i, offsets[i], offsets[i - 1]) (0 for i = 0; values read as uint64, so a negative
+//! offset reads as one past n) for each i of this thread's (i = threadIdx.x, + BlockThreads,
+//! ...), and returns the first of those i at which offset_breaks would hold, or ~0u. All of a
+//! thread's offsets are loaded before any is visited, in as few slots as the count needs: every
+//! slot costs each thread its predicated loads, issued or not. Requires: blockDim.x ==
+//! BlockThreads; segments < small_segment_offsets; every thread of the block calls it (issued
+//! may hold a barrier).
+template <int BlockThreads, class Issued, class Visit>
 __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader& off, std::uint64_t n, std::uint32_t segments,
-                                                            Visit&& visit) {
+                                                            Issued&& issued, Visit&& visit) {
   static_assert(small_segment_offsets % BlockThreads == 0, "every thread checks the same number of offsets");
   const unsigned t = threadIdx.x;
   std::uint32_t bad = ~0u;
@@ -400,6 +400,7 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
         before[k] = i > 0 ? off(i - 1) : 0;
       }
     }
+    issued();
 #pragma unroll
     for (int k = 0; k < k_slots; ++k) {
       const std::uint32_t i = t + std::uint32_t(k) * BlockThreads;
@@ -423,10 +424,10 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! a warp of its own, one of at most M = BlockThreads * LaneItems by a block, and a longer one
 //! in pieces of the flat input. Requires: blockDim.x == BlockThreads; 1 <= segments <
 //! small_segment_offsets; n < 32 (M + 1); gridDim.x = segment_blocks + piece_blocks, segment_blocks
-//! = ceil(segments / warps), piece_blocks = ceil(ceil(n / C) / warps), warps = BlockThreads /
-//! 32; with piece warps = piece_blocks * warps: counters[0 .. piece warps) zero on entry (zero
-//! again on exit), the queue's slots 0 .. 2 piece warps - 1 clear on entry (clear again on
-//! exit), pieces holds 2 accumulators a piece warp.
+//! = ceil(segments / warps), piece_blocks = 0 where n <= M (no segment is longer), else
+//! ceil(ceil(n / C) / warps), warps = BlockThreads / 32; with piece warps = piece_blocks *
+//! warps: control->tickets zero on entry (zero again on exit), the queue's slots 0 .. 2 piece
+//! warps - 1 clear on entry (clear again on exit), pieces holds 2 accumulators a piece warp.
 //! Check: every block loads all segments + 1 offsets (check_offsets_here: one round trip) and
 //! finds the first that breaks the contract; if there is one, block 0 records it in
 //! control->status and no block writes anything.
@@ -441,23 +442,28 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! order: run_to_run deterministic) and lane 0 writes finalize(segment g) (an empty segment: the
 //! identity); a block segment is folded the same way per thread, then per warp, then warp 0
 //! combines the warps' parts through shared memory (any further such segments of the block
-//! after it, one at a time).
-//! Piece blocks (the rest): piece warp j takes elements [j C, (j + 1) C) of [0, n), loaded as
-//! the kernel starts (one round trip, with the offsets'). A segment longer than M meets at most
+//! after it, one at a time). A block segment's loads are issued, and it is folded, before the
+//! warps' own: clock64 stamps had the block holding one end about 1000 cycles after the others
+//! (the instructions only it runs), and this order took 0.03-0.14 us off 2^12-2^14 in
+//! short_segment_max_elements' probe.
+//! Piece blocks (the rest), in the order they take start tickets: piece warp j = ticket *
+//! warps + warp takes elements [j C, (j + 1) C) of [0, n), loaded once the ticket is known
+//! while the check's offsets are on their way. A segment longer than M meets at most
 //! two such ranges partly and covers the rest, so a range holds pieces of at most two of them:
 //! the one holding its first element and the one holding its last. The check lists the
 //! segments longer than M in shared memory as it meets their offsets (at most 31 where the
 //! offsets keep the contract, as n < 32 (M + 1)), and lane h of a piece warp tests the h-th (no
-//! search). The warp folds each of its two segments' elements into a piece;
-//! join_published_piece combines the pieces of segment s over the piece warps wa = offsets[s] /
-//! C .. wb = (offsets[s + 1] - 1) / C.
+//! search). The warp folds each of its two segments' elements into a piece, and the pieces of
+//! segment s over the piece warps wa = offsets[s] / C .. wb = (offsets[s + 1] - 1) / C are
+//! joined by wb (join_piece_in_order; a warp publishes the piece of the segment that starts in
+//! its range before it waits for those of the one that ends there).
 //! Writes: nothing if the offsets break the contract; otherwise out[s * out_stride] =
 //! finalize(segment s). Reads no element outside [0, n).
 template <int BlockThreads, int LaneItems, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_short_segments_kernel(Reducer red, Source src, offset_reader off, std::uint32_t n, std::uint32_t segments,
                                  std::uint32_t segment_blocks, typename Reducer::acc_type* pieces, unsigned long long* slots,
-                                 unsigned* counters, control_block* control, typename Reducer::result_type* out,
+                                 control_block* control, typename Reducer::result_type* out,
                                  std::uint64_t out_stride, warp_algorithm w) {
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
@@ -490,7 +496,8 @@ __global__ void __launch_bounds__(BlockThreads)
     // Lane k's offsets[g0 + k], loaded with the check's; then lane k's segment g0 + k, whether
     // its offsets allow loads, and its length.
     const std::uint64_t bound = lane <= warps && g0 + lane <= segments ? off(g0 + lane) : 0;
-    const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, segments, [](std::uint32_t, std::uint64_t, std::uint64_t) {});
+    const std::uint32_t bad =
+        check_offsets_here<BlockThreads>(off, n, segments, [] {}, [](std::uint32_t, std::uint64_t, std::uint64_t) {});
     const std::uint64_t next = __shfl_down_sync(full_warp_mask, bound, 1);
     const bool loadable = lane < warps && g0 + lane < segments && bound <= next && next <= n;
     const std::uint32_t length = loadable ? std::uint32_t(next - bound) : 0;
@@ -508,12 +515,12 @@ __global__ void __launch_bounds__(BlockThreads)
       for (int i = 0; i < LaneItems; ++i)
         if (t + i * BlockThreads < long_length) y[i] = src[first + t + i * BlockThreads];
     };
+    if (block_long != 0) load_block_long();
     if (own) {
 #pragma unroll
       for (int i = 0; i < LaneItems; ++i)
         if (lane + i * warp_threads < own_length) x[i] = src[own_first + lane + i * warp_threads];
     }
-    if (block_long != 0) load_block_long();
     if (!check_passed(bad)) return;
     // Elements k = k0, k0 + stride, ... below `length` of a segment, v[i] holding element k0 +
     // i stride, folded in order, each lifted with its position in the segment.
@@ -526,10 +533,6 @@ __global__ void __launch_bounds__(BlockThreads)
       }
       return a;
     };
-    if (own) {  // warp-uniform
-      const Acc a = warp_reduce(red, fold_strided(x, lane, warp_threads, own_length), w);
-      if (lane == 0) store_result(out + (g0 + warp) * out_stride, red.finalize(a));
-    }
     while (block_long != 0) {  // block-uniform
       Acc a = warp_reduce(red, fold_strided(y, t, BlockThreads, long_length), w);
       if (lane == 0) warp_parts[warp] = a;
@@ -544,28 +547,48 @@ __global__ void __launch_bounds__(BlockThreads)
       __syncthreads();  // warp_parts is read before the next segment's parts are written
       load_block_long();
     }
+    if (own) {  // warp-uniform
+      const Acc a = warp_reduce(red, fold_strided(x, lane, warp_threads, own_length), w);
+      if (lane == 0) store_result(out + (g0 + warp) * out_stride, red.finalize(a));
+    }
     return;
   }
 
-  // Piece blocks: warp j's range [r0, r1), loaded before anything else.
-  const std::uint32_t jb = (blockIdx.x - segment_blocks) * warps, j = jb + warp, r0 = j * chunk;
-  E x[LaneItems];
-  if (r0 < n) {
-#pragma unroll
-    for (int i = 0; i < LaneItems; ++i)
-      if (r0 + lane + i * warp_threads < n) x[i] = src[r0 + lane + i * warp_threads];
+  // Piece blocks, in the order they take start tickets: warp j = ticket * warps + warp takes
+  // the range [r0, r1), loaded while the check's offsets are on their way.
+  __shared__ unsigned piece_ticket;
+  unsigned ticket = 0;
+  if (t == 0) {
+    long_count = 0;
+    ticket = atomicAdd(&control->tickets, 1u);
   }
-  if (t == 0) long_count = 0;
-  __syncthreads();  // long_count is counted below (this barrier waits for no load)
-  const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, segments, [&](std::uint32_t i, std::uint64_t v, std::uint64_t before) {
-    if (i == 0 || v > n || v < before || v - before <= block_chunk) return;
-    const unsigned k = atomicAdd(&long_count, 1u);  // segment i - 1 is longer than M: listed
-    if (k < warp_threads) {
-      long_segment[k] = i - 1;
-      long_first[k] = std::uint32_t(before);
-      long_end[k] = std::uint32_t(v);
-    }
-  });
+  E x[LaneItems];
+  std::uint32_t j = 0, r0 = 0;
+  const std::uint32_t bad = check_offsets_here<BlockThreads>(
+      off, n, segments,
+      [&] {
+        if (t == 0) {
+          piece_ticket = ticket;
+          if (ticket == gridDim.x - segment_blocks - 1) control->tickets = 0;  // every ticket has been taken
+        }
+        __syncthreads();  // piece_ticket and long_count
+        j = piece_ticket * warps + warp;
+        r0 = j * chunk;
+        if (r0 < n) {
+#pragma unroll
+          for (int i = 0; i < LaneItems; ++i)
+            if (r0 + lane + i * warp_threads < n) x[i] = src[r0 + lane + i * warp_threads];
+        }
+      },
+      [&](std::uint32_t i, std::uint64_t v, std::uint64_t before) {
+        if (i == 0 || v > n || v < before || v - before <= block_chunk) return;
+        const unsigned k = atomicAdd(&long_count, 1u);  // segment i - 1 is longer than M: listed
+        if (k < warp_threads) {
+          long_segment[k] = i - 1;
+          long_first[k] = std::uint32_t(before);
+          long_end[k] = std::uint32_t(v);
+        }
+      });
   if (!check_passed(bad) || r0 >= n) return;  // warp-uniform
   const std::uint32_t r1 = n - r0 < chunk ? n : r0 + chunk;  // the range's end
   // Lane h tests the h-th listed segment: which one holds r0 (a) and which r1 - 1 (b).
@@ -577,7 +600,7 @@ __global__ void __launch_bounds__(BlockThreads)
   if (!take_a && !take_b) return;  // warp-uniform
   const unsigned ha = take_a ? unsigned(__ffs(int(holds_a))) - 1 : 0, hb = take_b ? unsigned(__ffs(int(holds_b))) - 1 : 0;
   const std::uint32_t a_first = take_a ? long_first[ha] : r0, a_end = take_a ? long_end[ha] : r0;
-  const std::uint32_t b_first = take_b ? long_first[hb] : r1, b_end = take_b ? long_end[hb] : r1;
+  const std::uint32_t b_first = take_b ? long_first[hb] : r1;
   Acc a[2] = {red.identity(), red.identity()};
 #pragma unroll
   for (int i = 0; i < LaneItems; ++i) {
@@ -586,14 +609,13 @@ __global__ void __launch_bounds__(BlockThreads)
     if (e >= b_first && e < r1) a[1] = fold_element(red, a[1], x[i], e - b_first);
   }
   warp_reduce_each(red, a, w);
+  // b goes on past r1 (it is longer than C and starts after r0): its first piece, published
+  // before this warp waits for a's.
+  if (take_b && lane == 0) publish_partial(a[1], 2 * j + 1, pieces, slots);
   if (take_a) {
     const std::uint32_t wa = a_first / chunk;
-    join_published_piece(red, a[0], wa == j ? 2 * j + 1 : 2 * j, wa, (a_end - 1) / chunk, pieces, slots, counters,
-                         out + long_segment[ha] * out_stride, w);
+    join_piece_in_order(red, a[0], j, wa, (a_end - 1) / chunk, pieces, slots, out + long_segment[ha] * out_stride, w);
   }
-  if (take_b)
-    join_published_piece(red, a[1], 2 * j + 1, j, (b_end - 1) / chunk, pieces, slots, counters, out + long_segment[hb] * out_stride,
-                         w);
 }
 
 //! The small-input path (enqueue_segments decides): one launch with the offset check folded in,
@@ -654,7 +676,7 @@ __global__ void __launch_bounds__(BlockThreads)
     first_bad = ~0u;
     outgoing_at = incoming_at = none;
   }
-  const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, none, [&](std::uint32_t i, std::uint64_t v, std::uint64_t) {
+  const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, none, [] {}, [&](std::uint32_t i, std::uint64_t v, std::uint64_t) {
     at[i] = std::uint32_t(v <= n ? v : n + 1);
   });
   if (__syncthreads_or(bad != ~0u)) {  // block-uniform
@@ -809,23 +831,34 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   const std::uint64_t items = n + segments;
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
-  // Small inputs: a warp or a block a segment, longer ones in pieces (two slots a piece warp).
-  constexpr unsigned short_warps = short_segment_block_threads / warp_threads;
-  constexpr std::uint64_t short_chunk = std::uint64_t(warp_threads) * short_segment_lane_items;
-  const std::uint64_t piece_warps = ((n + short_chunk - 1) / short_chunk + short_warps - 1) / short_warps * short_warps;
-  if (segments < small_segment_offsets && n <= short_segment_max_elements && 2 * piece_warps <= s.whole_grid_cap) {
-    const unsigned segment_blocks = unsigned((segments + short_warps - 1) / short_warps);
-    Acc* pieces = static_cast<Acc*>(s.scratch(2 * piece_warps * sizeof(Acc)));
-    unsigned* counters = s.zeroed_counters(piece_warps);
-    static_assert(short_segment_max_elements < std::uint64_t(warp_threads) * (short_segment_block_threads * short_segment_lane_items + 1),
+  // Small inputs: a warp or a block a segment, longer ones in pieces (two slots a piece warp),
+  // in blocks of BT threads for inputs of at most Most elements; false where the slots are too few.
+  const auto short_segments = [&](auto block_threads_constant, auto most_elements_constant) {
+    constexpr int BT = decltype(block_threads_constant)::value;
+    constexpr unsigned warps = BT / warp_threads;
+    constexpr std::uint64_t chunk = std::uint64_t(warp_threads) * short_segment_lane_items;
+    constexpr std::uint64_t block_chunk = std::uint64_t(BT) * short_segment_lane_items;
+    static_assert(decltype(most_elements_constant)::value < warp_threads * (block_chunk + 1),
                   "at most 31 segments longer than a block's elements: a lane of a warp for each");
-    constexpr auto kernel = reduce_short_segments_kernel<short_segment_block_threads, short_segment_lane_items, Reducer, Source>;
-    kernel<<<segment_blocks + unsigned(piece_warps / short_warps), short_segment_block_threads, 0, s.stream>>>(
-        red, src, reader, std::uint32_t(n), std::uint32_t(segments), segment_blocks, pieces, s.partial_slots, counters,
-        s.control, out, out_stride, o.warp);
+    // No segment is longer than a block's elements where n is not: then no piece blocks.
+    const std::uint64_t piece_warps = n > block_chunk ? ((n + chunk - 1) / chunk + warps - 1) / warps * warps : 0;
+    if (2 * piece_warps > s.whole_grid_cap) return false;
+    const unsigned segment_blocks = unsigned((segments + warps - 1) / warps);
+    Acc* pieces = static_cast<Acc*>(s.scratch(2 * piece_warps * sizeof(Acc)));
+    constexpr auto kernel = reduce_short_segments_kernel<BT, short_segment_lane_items, Reducer, Source>;
+    kernel<<<segment_blocks + unsigned(piece_warps / warps), BT, 0, s.stream>>>(red, src, reader, std::uint32_t(n), std::uint32_t(segments),
+                                                                               segment_blocks, pieces, s.partial_slots, s.control, out,
+                                                                               out_stride, o.warp);
     check_cuda(cudaGetLastError(), "reduce_segments: launch");
+    return true;
+  };
+  if (segments < small_segment_offsets && n <= short_segment_max_elements &&
+      (n <= short_segment_narrow_elements
+           ? short_segments(std::integral_constant<int, short_segment_block_threads>{},
+                            std::integral_constant<std::uint64_t, short_segment_narrow_elements>{})
+           : short_segments(std::integral_constant<int, short_segment_wide_block_threads>{},
+                            std::integral_constant<std::uint64_t, short_segment_max_elements>{})))
     return;
-  }
   // The small kernel at `per` units a thread: launched where the input fits its blocks.
   const auto small = [&](auto items_per_thread) {
     constexpr int per = decltype(items_per_thread)::value;

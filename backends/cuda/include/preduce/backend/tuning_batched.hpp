@@ -529,9 +529,28 @@ constexpr std::uint64_t small_segment_offsets = 4096;
 //! staged the offsets in shared memory, a piece warp searched them (32 probes a round) and a
 //! warp loaded only its own segment's two offsets, joined pieces faster than the marking form
 //! (2^15 / 2^16 plus 3.19 / 4.37) but ran slower below (2^10 / 2^12 / 2^14 1.83 / 2.40 / 2.57).
+//! Since 2026-11-26 (H100 probe, same method, us, plus / argmax): clock64 stamps of the 2^16 case
+//! had the segment blocks issue their element loads about 2900 cycles after they started (178
+//! blocks each loading all 1437 offsets) and the piece blocks pass the check at about 3600 and
+//! end at 5200-6700, the 32 piece warps of the n / 4 segment counting on one word and the last
+//! collecting. Piece warps numbered by start ticket, the segment's last piece warp collecting
+//! the others (join_piece_in_order; loads wait for the ticket's round trip), plus the block
+//! segment's loads and fold before the warps' own, blocks of 256 throughout (2^10 .. 2^16):
+//! 1.60 / 1.84, 1.62 / 1.87, 2.12 / 2.64, 2.13 / 2.68, 2.22 / 2.77, 3.13 / 3.69, 4.00 / 4.95;
+//! the same with blocks of 512: 1.80 / 2.29, 1.80 / 2.28, 2.39 / 3.36, 2.42 / 3.38, 2.47 /
+//! 3.41, 2.71 / 3.63, 3.17 / 3.84 (blocks of 512 with the counting join: 2^15 2.72 / 3.75,
+//! 2^16 3.72 / 4.57). Taken: 256 to short_segment_narrow_elements, 512 above, against the form
+//! before in one call: 1.59 / 1.82 -> 1.60 / 1.85, 1.63 / 1.86 -> 1.63 / 1.88, 2.16 / 2.74 ->
+//! 2.10 / 2.62, 2.22 / 2.84 -> 2.12 / 2.66, 2.29 / 2.91 -> 2.19 / 2.73, 2.91 / 3.58 -> 2.70 /
+//! 3.64, 4.17 / 5.25 -> 3.10 / 3.81 (CUB 1.45 / 1.56, 1.53 / 1.69, 1.84 / 2.03, 2.06 / 1.73,
+//! 1.77 / 2.09, 2.32 / 2.81, 3.01 / 3.93).
 constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 16;
 constexpr int short_segment_lane_items = 16;
 constexpr int short_segment_block_threads = 256;
+//! Inputs of more elements take blocks of short_segment_wide_block_threads (half as many blocks,
+//! each loading all the offsets; figures above).
+constexpr std::uint64_t short_segment_narrow_elements = std::uint64_t(1) << 14;
+constexpr int short_segment_wide_block_threads = 512;
 
 constexpr int small_segment_items = 8;
 constexpr std::uint64_t small_segment_blocks = 64;
