@@ -442,10 +442,11 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! order: run_to_run deterministic) and lane 0 writes finalize(segment g) (an empty segment: the
 //! identity); a block segment is folded the same way per thread, then per warp, then warp 0
 //! combines the warps' parts through shared memory (any further such segments of the block
-//! after it, one at a time). A block segment's loads are issued, and it is folded, before the
-//! warps' own: clock64 stamps had the block holding one end about 1000 cycles after the others
-//! (the instructions only it runs), and this order took 0.03-0.14 us off 2^12-2^14 in
-//! short_segment_max_elements' probe.
+//! after it, one at a time). A block segment's loads are issued before the warps' own, and it
+//! is folded beside them (two accumulators, one warp_reduce_each): clock64 stamps had the
+//! block holding one end about 1000 cycles after the others, folding its warps' own segments
+//! 440 cycles after its block segment (the instructions only it runs); figures beside
+//! short_segment_max_elements.
 //! Piece blocks (the rest), in the order they take start tickets: piece warp j = ticket *
 //! warps + warp takes elements [j C, (j + 1) C) of [0, n), loaded once the ticket is known
 //! while the check's offsets are on their way. A segment longer than M meets at most
@@ -453,7 +454,8 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! the one holding its first element and the one holding its last. The check lists the
 //! segments longer than M in shared memory as it meets their offsets (at most 31 where the
 //! offsets keep the contract, as n < 32 (M + 1)), and lane h of a piece warp tests the h-th (no
-//! search). The warp folds each of its two segments' elements into a piece, and the pieces of
+//! search). The warp folds each of its two segments' elements into a piece (one accumulator
+//! where its range lies inside one segment, as most do), and the pieces of
 //! segment s over the piece warps wa = offsets[s] / C .. wb = (offsets[s + 1] - 1) / C are
 //! joined by wb (join_piece_in_order; a warp publishes the piece of the segment that starts in
 //! its range before it waits for those of the one that ends there).
@@ -544,23 +546,32 @@ __global__ void __launch_bounds__(BlockThreads)
       }
       return a;
     };
-    while (block_long != 0) {  // block-uniform
-      Acc a = warp_reduce(red, fold_strided(y, t, BlockThreads, long_length), w);
-      if (lane == 0) warp_parts[warp] = a;
+    // The block's next block segment, from each warp's part of it (lane 0's).
+    const auto finish_block_segment = [&](const Acc& part) {
+      if (lane == 0) warp_parts[warp] = part;
       __syncthreads();
       if (warp == 0) {
-        a = lane < warps ? warp_parts[lane] : red.identity();
+        Acc a = lane < warps ? warp_parts[lane] : red.identity();
         a = warp_reduce(red, a, w);
         if (lane == 0) store_result(out + (g0 + unsigned(__ffs(int(block_long))) - 1) * out_stride, red.finalize(a));
       }
       block_long &= block_long - 1;
-      if (block_long == 0) break;
+    };
+    if (block_long == 0) {  // block-uniform
+      if (own) {  // warp-uniform
+        const Acc a = warp_reduce(red, fold_strided(x, lane, warp_threads, own_length), w);
+        if (lane == 0) store_result(out + (g0 + warp) * out_stride, red.finalize(a));
+      }
+      return;
+    }
+    Acc a[2] = {fold_strided(y, t, BlockThreads, long_length), own ? fold_strided(x, lane, warp_threads, own_length) : red.identity()};
+    warp_reduce_each(red, a, w);
+    if (own && lane == 0) store_result(out + (g0 + warp) * out_stride, red.finalize(a[1]));
+    finish_block_segment(a[0]);
+    while (block_long != 0) {  // block-uniform
       __syncthreads();  // warp_parts is read before the next segment's parts are written
       load_block_long();
-    }
-    if (own) {  // warp-uniform
-      const Acc a = warp_reduce(red, fold_strided(x, lane, warp_threads, own_length), w);
-      if (lane == 0) store_result(out + (g0 + warp) * out_stride, red.finalize(a));
+      finish_block_segment(warp_reduce(red, fold_strided(y, t, BlockThreads, long_length), w));
     }
     return;
   }
@@ -613,13 +624,22 @@ __global__ void __launch_bounds__(BlockThreads)
   const std::uint32_t a_first = take_a ? long_first[ha] : r0, a_end = take_a ? long_end[ha] : r0;
   const std::uint32_t b_first = take_b ? long_first[hb] : r1;
   Acc a[2] = {red.identity(), red.identity()};
+  if (take_a && !take_b && a_end >= r1) {  // warp-uniform: the whole range in a (most piece warps)
 #pragma unroll
-  for (int i = 0; i < LaneItems; ++i) {
-    const std::uint32_t e = r0 + lane + i * warp_threads;
-    if (e < a_end) a[0] = i == 0 ? fold_element(red, a[0], x[i], e - a_first) : fold_after_first(red, a[0], x[i], e - a_first);
-    if (e >= b_first && e < r1) a[1] = fold_element(red, a[1], x[i], e - b_first);
+    for (int i = 0; i < LaneItems; ++i) {
+      const std::uint32_t e = r0 + lane + i * warp_threads;
+      if (e < r1) a[0] = i == 0 ? fold_element(red, a[0], x[i], e - a_first) : fold_after_first(red, a[0], x[i], e - a_first);
+    }
+    a[0] = warp_reduce(red, a[0], w);
+  } else {  // the ends of a and b: two accumulators
+#pragma unroll
+    for (int i = 0; i < LaneItems; ++i) {
+      const std::uint32_t e = r0 + lane + i * warp_threads;
+      if (e < a_end) a[0] = i == 0 ? fold_element(red, a[0], x[i], e - a_first) : fold_after_first(red, a[0], x[i], e - a_first);
+      if (e >= b_first && e < r1) a[1] = fold_element(red, a[1], x[i], e - b_first);
+    }
+    warp_reduce_each(red, a, w);
   }
-  warp_reduce_each(red, a, w);
   // b goes on past r1 (it is longer than C and starts after r0): its first piece, published
   // before this warp waits for a's.
   if (take_b && lane == 0) publish_partial(a[1], 2 * j + 1, pieces, slots);

@@ -543,7 +543,15 @@ constexpr std::uint64_t small_segment_offsets = 4096;
 //! before in one call: 1.59 / 1.82 -> 1.60 / 1.85, 1.63 / 1.86 -> 1.63 / 1.88, 2.16 / 2.74 ->
 //! 2.10 / 2.62, 2.22 / 2.84 -> 2.12 / 2.66, 2.29 / 2.91 -> 2.19 / 2.73, 2.91 / 3.58 -> 2.70 /
 //! 3.64, 4.17 / 5.25 -> 3.10 / 3.81 (CUB 1.45 / 1.56, 1.53 / 1.69, 1.84 / 2.03, 2.06 / 1.73,
-//! 1.77 / 2.09, 2.32 / 2.81, 3.01 / 3.93).
+//! 1.77 / 2.09, 2.32 / 2.81, 3.01 / 3.93). Then (arg folds leaving the loop early, see the
+//! kernel) stamps of 2^12 had the block holding the 1024-element segment fold its warps' own
+//! segments 440 (plus) to 630 (argmax) cycles after its block segment, and 2^16's piece blocks
+//! end 2000-3900 cycles after their check, every warp folding two accumulators. Folding a block
+//! segment beside the warps' own (one warp_reduce_each), and one accumulator where a piece
+//! warp's range lies inside one segment, in one call: 1.58 / 1.69 -> 1.61 / 1.74, 1.61 / 1.81
+//! -> 1.64 / 1.86, 2.09 / 2.43 -> 2.05 / 2.26, 2.12 / 2.51 -> 2.09 / 2.35, 2.20 / 2.51 -> 2.18
+//! / 2.56, 2.69 / 3.31 -> 2.61 / 3.17, 3.12 / 3.80 -> 3.00 / 3.75 (the piece fold alone: 3.00 /
+//! 3.64 at 2^16 and no change below; the block fold alone: 4.01 us argmax at 2^16).
 constexpr std::uint64_t short_segment_max_elements = std::uint64_t(1) << 16;
 constexpr int short_segment_lane_items = 16;
 constexpr int short_segment_block_threads = 256;
