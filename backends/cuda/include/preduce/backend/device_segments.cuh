@@ -443,8 +443,8 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! identity); a block segment is folded the same way per thread, then per warp, then warp 0
 //! combines the warps' parts through shared memory (any further such segments of the block
 //! after it, one at a time). A block segment's loads are issued before the warps' own, and it
-//! is folded beside them (two accumulators, one warp_reduce_each): clock64 stamps had the
-//! block holding one end about 1000 cycles after the others, folding its warps' own segments
+//! is folded beside them (two accumulators, one warp_reduce_each): clock64 stamps had a block
+//! holding one end about 1000 cycles after the others, folding its warps' own segments
 //! 440 cycles after its block segment (the instructions only it runs); figures beside
 //! short_segment_max_elements.
 //! Piece blocks (the rest), in the order they take start tickets: piece warp j = ticket *
@@ -863,7 +863,8 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
   // Small inputs: a warp or a block a segment, longer ones in pieces (two slots a piece warp),
-  // in blocks of BT threads for inputs of at most Most elements; false where the slots are too few.
+  // in blocks of BT threads, for inputs of at most most_elements_constant's value elements (at
+  // most 31 segments longer than a block's elements); false where the slots are too few.
   const auto short_segments = [&](auto block_threads_constant, auto most_elements_constant) {
     constexpr int BT = decltype(block_threads_constant)::value;
     constexpr unsigned warps = BT / warp_threads;
