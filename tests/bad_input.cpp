@@ -147,18 +147,18 @@ TEST_CASE("bad_input.segment_offsets_long_inputs") {
   const preduce::queue q(0);
   constexpr std::size_t long_n = 100000, mid_n = 30000;
   const preduce::device_buffer<float> x(q, test::make_data<float>(test::data::small_integers, long_n, 0xbad5e9, 64));
-  auto check_bad = [&](const std::vector<std::int64_t>& offsets, std::size_t first_bad, std::size_t length = long_n) {
+  auto check_bad = [&](const std::vector<std::int64_t>& offsets, std::size_t first_bad, std::size_t length) {
     expect_bad_offsets(q, x.data(), length, offsets, first_bad);
   };
   SUBCASE("2^14 to 2^16 elements, decreasing after a long segment") { check_bad({0, 10000, 25000, 24000, 30000}, 3, mid_n); }
   SUBCASE("2^14 to 2^16 elements, past the end") { check_bad({0, 5, 700, 9000, 30001}, 4, mid_n); }
-  SUBCASE("few segments, decreasing") { check_bad({0, 60000, 50000, 100000}, 2); }
-  SUBCASE("few segments, past the end") { check_bad({0, 40000, 100001}, 2); }
+  SUBCASE("few segments, decreasing") { check_bad({0, 60000, 50000, 100000}, 2, long_n); }
+  SUBCASE("few segments, past the end") { check_bad({0, 40000, 100001}, 2, long_n); }
   SUBCASE("5000 segments, one decreasing") {
     std::vector<std::int64_t> offsets(5001);
     for (std::size_t i = 0; i <= 5000; ++i) offsets[i] = std::int64_t(i * 20);
     offsets[3217] = offsets[3216] - 1;
-    check_bad(offsets, 3217);
+    check_bad(offsets, 3217, long_n);
   }
 }
 
