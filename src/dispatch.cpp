@@ -1,25 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the library's non-template entry points, the same for every backend. Each backend
-// supplies run_compiled<G> (one translation unit per group), result_scratch and read_result.
+// supplies run_compiled<G, P> (one translation unit per group and part), result_scratch and
+// read_result.
 #include <preduce/detail/request.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
 
 namespace preduce {
 namespace detail {
+namespace {
+
+template <portable::group G>
+void run_part(const queue& q, const request& r) {
+  using portable::part;
+  if (portable::part_of(r) == part::segments) return portable::run_compiled<G, part::segments>(q, r);
+  return portable::run_compiled<G, part::arrays>(q, r);
+}
+
+}  // namespace
 
 void dispatch(const queue& q, const request& r) {
   using portable::group;
   switch (portable::group_of(r)) {
-    case group::sums: return portable::run_compiled<group::sums>(q, r);
-    case group::products: return portable::run_compiled<group::products>(q, r);
-    case group::dots: return portable::run_compiled<group::dots>(q, r);
-    case group::moments: return portable::run_compiled<group::moments>(q, r);
-    case group::extremes: return portable::run_compiled<group::extremes>(q, r);
-    case group::args: return portable::run_compiled<group::args>(q, r);
-    case group::logical_bitwise: return portable::run_compiled<group::logical_bitwise>(q, r);
-    case group::binned_sums: return portable::run_compiled<group::binned_sums>(q, r);
-    case group::binned_dots: return portable::run_compiled<group::binned_dots>(q, r);
-    case group::binned_moments: return portable::run_compiled<group::binned_moments>(q, r);
+    case group::sums: return run_part<group::sums>(q, r);
+    case group::products: return run_part<group::products>(q, r);
+    case group::dots: return run_part<group::dots>(q, r);
+    case group::moments: return run_part<group::moments>(q, r);
+    case group::extremes: return run_part<group::extremes>(q, r);
+    case group::args: return run_part<group::args>(q, r);
+    case group::logical_bitwise: return run_part<group::logical_bitwise>(q, r);
+    case group::binned_sums: return run_part<group::binned_sums>(q, r);
+    case group::binned_dots: return run_part<group::binned_dots>(q, r);
+    case group::binned_moments: return run_part<group::binned_moments>(q, r);
   }
 }
 

@@ -2,8 +2,9 @@
 // preduce: turns a runtime request (op_id, dtype, accumulator dtype) back into the compile-time
 // (operator, type) pair it names, so each backend instantiates exactly the built-in set.
 //
-// Backends compile one translation unit per dispatch group (so nvcc/hipcc work in parallel);
-// each calls visit_group<G>(r, f), which instantiates f only for that group's operators.
+// Backends compile one translation unit per dispatch group and part (so nvcc/hipcc work in
+// parallel); each calls visit_group<G>(r, f), which instantiates f only for that group's
+// operators, on the shapes of its part.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,20 @@ constexpr group group_of(const detail::request& r) {
     case op_id::argmin: case op_id::argmax: return group::args;
     default: return group::logical_bitwise;
   }
+}
+
+//! Each group compiles as two translation units: whole arrays, rows and columns in one, and
+//! segments (every kernel once per offset type: int32, int64, uint32, uint64) in the other.
+//! The two halves take about as long: nvcc on one core at git 511cc70 built args in 331 s as one
+//! unit and in 176 s (arrays) + 157 s (segments) as two. With one unit per group, the 16-core
+//! device build outlasted a 600 s call, its last minutes spent on the slowest units alone
+//! (args, extremes, binned_sums, binned_moments: 331-533 s each on one core here).
+enum class part : unsigned char { arrays, segments };
+
+//! The part whose translation unit compiles r's shape. partial_of reduces whole arrays whatever
+//! the layout says (batched.hpp).
+constexpr part part_of(const detail::request& r) {
+  return r.layout == detail::shape::segments && !r.partial ? part::segments : part::arrays;
 }
 
 constexpr bool is_binned(group g) { return g == group::binned_sums || g == group::binned_dots || g == group::binned_moments; }
@@ -172,9 +187,9 @@ void visit_group(const detail::request& r, F&& f) {
 namespace preduce {
 namespace portable {
 
-//! One per group, defined by each backend in that group's translation unit (as
-//! run_group<G, Engine>) so the groups compile in parallel.
-template <group G>
+//! One per group and part, defined by each backend in that translation unit (as
+//! run_group<G, P, Engine>) so they compile in parallel.
+template <group G, part P>
 void run_compiled(const queue& q, const detail::request& r);
 
 //! A per-queue device slot for one result of up to `bytes` (the sync forms' output).

@@ -19,8 +19,9 @@
 namespace preduce {
 namespace portable {
 
-//! Enqueues one request of group G on Engine (the body of each per-group translation unit).
-template <group G, class Engine>
+//! Enqueues one request of group G on Engine, whose shape is in part P (the body of each
+//! per-group, per-part translation unit).
+template <group G, part P, class Engine>
 void run_group(const queue& q, const detail::request& r) {
   visit_group<G>(r, [&](auto op, auto t) {
     using T = typename std::decay_t<decltype(t)>::type;
@@ -30,19 +31,20 @@ void run_group(const queue& q, const detail::request& r) {
     Out* out = static_cast<Out*>(r.out);
     auto run = [&](const auto& src) {
       if constexpr (detail::is_partial<Op>::value) {  // partial_of: whole reductions only (batched.hpp)
-        return Engine::whole(q, Red{}, src, r.n, out, r.opt);
-      } else {
+        if constexpr (P == part::arrays) return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+        else unsupported(r, "segments of a partial reduction");  // not reached: part_of
+      } else if constexpr (P == part::arrays) {
         switch (r.layout) {
-          case detail::shape::whole: return Engine::whole(q, Red{}, src, r.n, out, r.opt);
           case detail::shape::rows: return Engine::rows(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
           case detail::shape::columns: return Engine::columns(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
-          case detail::shape::segments:
-            switch (r.offset_type) {
-              case detail::dtype::i32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-              case detail::dtype::i64: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-              case detail::dtype::u32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-              default: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
-            }
+          default: return Engine::whole(q, Red{}, src, r.n, out, r.opt);  // part_of sends segments elsewhere
+        }
+      } else {
+        switch (r.offset_type) {
+          case detail::dtype::i32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+          case detail::dtype::i64: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+          case detail::dtype::u32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
+          default: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::uint64_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);
         }
       }
     };
