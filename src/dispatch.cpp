@@ -30,7 +30,8 @@ void dispatch(const queue& q, const request& r) {
     case group::logical_bitwise: return run_part<group::logical_bitwise>(q, r);
     case group::binned_sums: return run_part<group::binned_sums>(q, r);
     case group::binned_dots: return run_part<group::binned_dots>(q, r);
-    case group::binned_moments: return run_part<group::binned_moments>(q, r);
+    case group::binned_moments_float: return run_part<group::binned_moments_float>(q, r);
+    case group::binned_moments_double: return run_part<group::binned_moments_double>(q, r);
   }
 }
 

@@ -19,12 +19,16 @@ namespace portable {
 
 template <class T> struct type_tag { using type = T; };
 
-//! Dispatch groups, balanced for compile time (each is one translation unit per backend).
-//! The binned_* groups hold every request detail::runs_binned() selects (binned_reducers.hpp),
-//! split by operator: one binned group was the longest unit of every build (over 20 minutes of
-//! nvcc on one CI core), and three let the build's cores share it.
+//! Dispatch groups, balanced for compile time (each is two translation units per backend, one
+//! per part, below). The binned_* groups hold every request detail::runs_binned() selects
+//! (binned_reducers.hpp), split by operator: one binned group was the longest unit of every
+//! build (over 20 minutes of nvcc on one CI core), and three let the build's cores share it.
+//! Binned moments, the heaviest (533 s on one core at git 511cc70, 286 + 288 s in two parts),
+//! is split again by accumulator, float (3 input types) and double (4): its float arrays unit
+//! then took 139 s and its double segments unit 165 s.
 enum class group : unsigned char {
-  sums, products, dots, moments, extremes, args, logical_bitwise, binned_sums, binned_dots, binned_moments
+  sums, products, dots, moments, extremes, args, logical_bitwise, binned_sums, binned_dots,
+  binned_moments_float, binned_moments_double
 };
 
 //! The group whose translation unit compiles the kernels for r.
@@ -34,7 +38,8 @@ constexpr group group_of(const detail::request& r) {
     switch (r.op) {
       case op_id::plus: case op_id::sum_of_squares: return group::binned_sums;
       case op_id::dot: return group::binned_dots;
-      default: return group::binned_moments;  // which refuses every operator but moments
+      default:  // which refuse every operator but moments
+        return r.acc == detail::dtype::f64 ? group::binned_moments_double : group::binned_moments_float;
     }
   }
   switch (r.op) {
@@ -62,7 +67,18 @@ constexpr part part_of(const detail::request& r) {
   return r.layout == detail::shape::segments && !r.partial ? part::segments : part::arrays;
 }
 
-constexpr bool is_binned(group g) { return g == group::binned_sums || g == group::binned_dots || g == group::binned_moments; }
+constexpr bool is_binned(group g) {
+  return g == group::binned_sums || g == group::binned_dots || g == group::binned_moments_float ||
+         g == group::binned_moments_double;
+}
+
+//! Whether group G compiles accumulator A: each binned moments group one of float and double.
+template <group G, class A>
+constexpr bool compiles_accumulator() {
+  if constexpr (G == group::binned_moments_float) return std::is_same<A, float>::value;
+  else if constexpr (G == group::binned_moments_double) return std::is_same<A, double>::value;
+  else return true;
+}
 
 [[noreturn]] inline void unsupported(const detail::request& r, const char* what) {
   detail::fail(errc::unsupported, r.function, std::string("no compiled kernel for ") + what + " on " + detail::dtype_name(r.in));
@@ -121,7 +137,8 @@ void visit_group(const detail::request& r, F&& f) {
             if (r.partial) return f(partial<decltype(op)>{op}, t);
             return f(reproducible_value<decltype(op)>{op}, t);
           };
-          if constexpr (detail::is_sum_accumulator<T, A>) {  // the same pairs as is_moments_accumulator
+          // is_sum_accumulator: the same pairs as is_moments_accumulator
+          if constexpr (detail::is_sum_accumulator<T, A> && compiles_accumulator<G, A>()) {
             if constexpr (G == group::binned_sums) {
               if (r.op == op_id::plus) return run(plus<A>{});
               if (r.op == op_id::sum_of_squares) return run(sum_of_squares<A>{});
