@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Everything that needs a GPU, in one call of the device tool: configure and build the cuda
 # backend (sm_90), run the whole suite, compute-sanitizer, and preduce-bench. Results go to
-# $OUT (at most 8 files come back): summary.txt, build.log, ctest.log, sanitizer.log,
+# $OUT: summary.txt, build.log, ninja_log (when ninja built it), ctest.log, sanitizer.log,
 # bench.txt, bench.json.
 #   STAGES="build sass test sanitize bench"  the stages to run (default: all; sass counts the
 #                                       library's vector loads, shuffles and spills: ~2 minutes)
@@ -37,6 +37,7 @@ if has build; then
     cmake --build "$build" -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } >"$OUT/build.log" 2>&1
   rc=$?
   note "build: rc=$rc in $((SECONDS - start)) s"
+  if [ -f "$build/.ninja_log" ]; then cp "$build/.ninja_log" "$OUT/ninja_log"; fi
   if [ $rc -ne 0 ]; then grep -E 'error|Error' "$OUT/build.log" | head -40; exit 1; fi
 fi
 
@@ -49,19 +50,21 @@ if has sass; then
   rm -f "$sass"
 fi
 
-if has test; then
-  start=$SECONDS
+# The GPU stages. On a machine with several GPUs they run side by side, each on a GPU of its own
+# (CUDA_VISIBLE_DEVICES), so the bench's timings share their GPU with nothing; with one GPU they
+# run in turn.
+run_test() {
+  local start=$SECONDS
   ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600 >"$OUT/ctest.log" 2>&1
   note "ctest: rc=$? in $((SECONDS - start)) s: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
   grep -E '^\s*[0-9]+ - |Failed|\*\*\*' "$OUT/ctest.log" | head -40 | tee -a "$summary"
-fi
+}
 
-if has sanitize; then
+run_sanitize() {
   # The four tools run side by side on the suite without its slowest cases (2^32 and 2^24
   # inputs, the big-size tests, which crawl under the tools) and without the deliberate faults;
   # each stops after SAN_TIMEOUT seconds (the log then has no ERROR SUMMARY line).
-  exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*'
-  start=$SECONDS
+  local exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*' start=$SECONDS tool
   for tool in memcheck racecheck synccheck initcheck; do
     timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" \
       --test-case="${SAN_CASES:-*}" --test-case-exclude="$exclude" \
@@ -73,12 +76,25 @@ if has sanitize; then
   done
   note "sanitizers: $((SECONDS - start)) s"
   cat "$OUT"/sanitizer-*.log >"$OUT/sanitizer.log" && rm -f "$OUT"/sanitizer-*.log
-fi
+}
 
-if has bench; then
-  start=$SECONDS
+run_bench() {
+  local start=$SECONDS
   "$build/bench/preduce-bench" ${BENCH_ARGS:---quick} --json "$OUT/bench.json" >"$OUT/bench.txt" 2>"$OUT/bench.err"
   note "bench: rc=$? in $((SECONDS - start)) s"
-  cat "$OUT/bench.txt"
   tail -5 "$OUT/bench.err" >>"$summary"; rm -f "$OUT/bench.err"
-fi
+}
+
+gpus=$(nvidia-smi -L | wc -l)
+next_gpu=0
+for stage in test sanitize bench; do
+  has "$stage" || continue
+  if [ "$gpus" -gt 1 ]; then
+    (export CUDA_VISIBLE_DEVICES=$((next_gpu % gpus)); "run_$stage") &
+    next_gpu=$((next_gpu + 1))
+  else
+    "run_$stage"
+  fi
+done
+wait
+if has bench; then cat "$OUT/bench.txt"; fi
