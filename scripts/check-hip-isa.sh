@@ -72,7 +72,7 @@ for arch in gfx90a gfx940 gfx1030; do
   checked=$((checked + 1))
   echo "== $arch"
   if [ "$arch" = gfx1030 ]; then wave=32 other=64; else wave=64 other=32; fi
-  body=$(kernel_body "$work/$arch/dispatch_sums_arrays.s" "reduce_whole_kernel<(preduce::backend::device_shape)0, $wave, 256, $sum_kernel")
+  body=$(kernel_body "$work/$arch/dispatch_sums_arrays_wide.s" "reduce_whole_kernel<(preduce::backend::device_shape)0, $wave, 256, $sum_kernel")
   [ -n "$body" ] || fail "$arch: no single-pass f32 sum kernel for wave$wave"
   if [ $wave = 64 ]; then
     expected='quad_perm:[1,0,3,2] quad_perm:[2,3,0,1] row_ror:4 row_ror:8 row_bcast:15 row_bcast:31 readlane:63'
@@ -81,7 +81,7 @@ for arch in gfx90a gfx940 gfx1030; do
   fi
   check_sequence "$body" "f32 sum, wave$wave, single_pass" "$expected"
 
-  other_body=$(kernel_body "$work/$arch/dispatch_sums_arrays.s" "reduce_whole_kernel<(preduce::backend::device_shape)0, $other, 256, $sum_kernel")
+  other_body=$(kernel_body "$work/$arch/dispatch_sums_arrays_wide.s" "reduce_whole_kernel<(preduce::backend::device_shape)0, $other, 256, $sum_kernel")
   if grep -q s_trap <<<"$other_body" && ! grep -q _dpp <<<"$other_body"; then
     echo "  wave$other instantiation: a trap, as intended"
   else

@@ -27,14 +27,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 if has build; then
   start=$SECONDS
   # Ninja where the machine has it: its objects wait only for the library's generated sources,
-  # not its link, so the tests and the bench compile beside the library's dispatch units (make
-  # builds them after libpreduce.a; the whole build took about 10 minutes of an H100 machine's 16
-  # cores that way at git 5e7071b).
+  # not its link, so the tests and the bench compile beside the library's dispatch units. One job
+  # per core: the units are independent, and the slowest sets the build's time (16 jobs on an
+  # H100 host with 64 cores at git 91d3e88: 758 s, its longest unit 549 s, since split).
   generator=()
   if command -v ninja >/dev/null && [ ! -f "$build/Makefile" ]; then generator=(-G Ninja); fi
   { cmake -S . -B "$build" ${generator[@]+"${generator[@]}"} -DBACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
       -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" &&
-    cmake --build "$build" -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } >"$OUT/build.log" 2>&1
+    cmake --build "$build" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } >"$OUT/build.log" 2>&1
   rc=$?
   note "build: rc=$rc in $((SECONDS - start)) s"
   if [ -f "$build/.ninja_log" ]; then cp "$build/.ninja_log" "$OUT/ninja_log"; fi

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the library's non-template entry points, the same for every backend. Each backend
-// supplies run_compiled<G, P> (one translation unit per group and part), result_scratch and
-// read_result.
+// supplies run_compiled<G, P, W> (one translation unit per group, part and width),
+// result_scratch and read_result.
 #include <preduce/detail/request.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
 
@@ -9,11 +9,18 @@ namespace preduce {
 namespace detail {
 namespace {
 
+template <portable::group G, portable::part P>
+void run_width(const queue& q, const request& r) {
+  using portable::width;
+  if (portable::width_of(r) == width::narrow) return portable::run_compiled<G, P, width::narrow>(q, r);
+  return portable::run_compiled<G, P, width::wide>(q, r);
+}
+
 template <portable::group G>
 void run_part(const queue& q, const request& r) {
   using portable::part;
-  if (portable::part_of(r) == part::segments) return portable::run_compiled<G, part::segments>(q, r);
-  return portable::run_compiled<G, part::arrays>(q, r);
+  if (portable::part_of(r) == part::segments) return run_width<G, part::segments>(q, r);
+  return run_width<G, part::arrays>(q, r);
 }
 
 }  // namespace

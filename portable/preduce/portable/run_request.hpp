@@ -19,11 +19,11 @@
 namespace preduce {
 namespace portable {
 
-//! Enqueues one request of group G on Engine, whose shape is in part P (the body of each
-//! per-group, per-part translation unit).
-template <group G, part P, class Engine>
+//! Enqueues one request of group G on Engine, whose shape is in part P and whose input type has
+//! width W (the body of each per-group, per-part, per-width translation unit).
+template <group G, part P, width W, class Engine>
 void run_group(const queue& q, const detail::request& r) {
-  visit_group<G>(r, [&](auto op, auto t) {
+  visit_group<G, W>(r, [&](auto op, auto t) {
     using T = typename std::decay_t<decltype(t)>::type;
     using Op = decltype(op);
     using Red = detail::reducer_for<Op, T>;
