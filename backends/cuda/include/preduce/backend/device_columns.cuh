@@ -547,6 +547,24 @@ inline unsigned floor_log2(std::uint64_t x) {
   return k;
 }
 
+//! log2 of the most lanes a warp puts on one row of `vectors` column vectors: 2^ceil(log2 vectors),
+//! at most 32.
+inline unsigned widest_lanes_log2(std::uint64_t vectors) {
+  return ceil_log2(vectors < warp_threads ? vectors : warp_threads);
+}
+
+//! The row steps of a column tile whose warps put 2^lanes_log2 lanes on a row (so a step covers
+//! 32 >> lanes_log2 rows): at least 1.
+inline std::uint64_t column_row_steps(std::uint64_t rows, unsigned lanes_log2) {
+  const std::uint64_t side = warp_threads >> lanes_log2;
+  return rows > side ? (rows + side - 1) / side : 1;
+}
+
+//! The row steps each of 2^groups_log2 warps on a column takes of a tile's `steps`.
+inline std::uint64_t warp_row_steps(std::uint64_t steps, unsigned groups_log2) {
+  return (steps + (std::uint64_t(1) << groups_log2) - 1) >> groups_log2;
+}
+
 //! One block per column tile and no row splits, for inputs whose one-round tiles exceed a wave
 //! (plan_small_columns): of the plans with at most most_tiles tiles (lanes per row 1..32, 1..8
 //! warps across a tile) whose warps take at most column_small_steps row steps, the one with the
@@ -557,16 +575,14 @@ inline bool plan_half_wave_columns(std::uint64_t rows, std::uint64_t cols, std::
                                    column_plan& p) {
   constexpr unsigned most_across_log2 = 3;  // 8 warps a block
   const std::uint64_t vectors = (cols + C - 1) / C;
-  const unsigned top_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
+  const unsigned top_log2 = widest_lanes_log2(vectors);
   std::uint64_t fewest = column_small_steps + 1;
   for (unsigned k = 0; k <= top_log2; ++k) {
     const unsigned lanes_log2 = widest ? top_log2 - k : k;
-    const std::uint64_t side = warp_threads >> lanes_log2;
-    const std::uint64_t steps = rows > side ? (rows + side - 1) / side : 1;
+    const std::uint64_t steps = column_row_steps(rows, lanes_log2);
     const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
     for (unsigned across_log2 = 0; across_log2 <= most_across_log2; ++across_log2) {
-      const unsigned groups_log2 = most_across_log2 - across_log2;
-      const std::uint64_t per_warp = (steps + (std::uint64_t(1) << groups_log2) - 1) >> groups_log2;
+      const std::uint64_t per_warp = warp_row_steps(steps, most_across_log2 - across_log2);
       const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
       if (per_warp < fewest && tiles <= most_tiles) {
         fewest = per_warp;
@@ -592,14 +608,12 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
                                std::uint64_t wave_blocks, column_plan& p) {
   constexpr unsigned most_groups_log2 = 3;  // 8 warps a block
   const std::uint64_t vectors = (cols + C - 1) / C;
-  const unsigned widest_log2 = widest ? ceil_log2(vectors < warp_threads ? vectors : warp_threads) : 0;
+  const unsigned widest_log2 = widest ? widest_lanes_log2(vectors) : 0;
   for (unsigned lanes_log2 = widest_log2 + 1; lanes_log2-- > 0;) {
-    const std::uint64_t side = warp_threads >> lanes_log2;
-    const std::uint64_t steps = rows > side ? (rows + side - 1) / side : 1;
+    const std::uint64_t steps = column_row_steps(rows, lanes_log2);
     unsigned groups_log2 = 0;
-    while (groups_log2 < most_groups_log2 && ((steps + (1u << groups_log2) - 1) >> groups_log2) > warp_steps)
-      ++groups_log2;
-    const std::uint64_t per_warp = (steps + (1u << groups_log2) - 1) >> groups_log2;
+    while (groups_log2 < most_groups_log2 && warp_row_steps(steps, groups_log2) > warp_steps) ++groups_log2;
+    const std::uint64_t per_warp = warp_row_steps(steps, groups_log2);
     if (per_warp > column_rows_in_flight && lanes_log2 > 0) continue;  // narrower warps cover more rows
     if (per_warp > column_small_steps) return false;
     const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
@@ -652,8 +666,7 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   if constexpr (Vector && sizeof(Acc) <= 16) {
     if (small && small_form) {
       // The row steps a warp takes under the plan.
-      const std::uint64_t steps = (rows + (warp_threads >> p.lanes_log2) - 1) >> (5 - p.lanes_log2);
-      const std::uint64_t per_warp = (steps + (block_warps >> p.across_log2) - 1) >> (3 - p.across_log2);
+      const std::uint64_t per_warp = warp_row_steps(column_row_steps(rows, p.lanes_log2), floor_log2(block_warps) - p.across_log2);
       auto small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, false, Reducer, Source>;
       unsigned long long* slots = nullptr;
       unsigned* counters = nullptr;
@@ -681,10 +694,10 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   }
   if (!small) {
     const std::uint64_t vectors = (cols + C - 1) / C;
-    p.lanes_log2 = ceil_log2(vectors < warp_threads ? vectors : warp_threads);
-    const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2, side = warp_threads / lanes;
+    p.lanes_log2 = widest_lanes_log2(vectors);
+    const std::uint64_t lanes = std::uint64_t(1) << p.lanes_log2;
     const std::uint64_t warp_columns = (cols + lanes * C - 1) / (lanes * C);
-    const std::uint64_t row_steps = (rows + side - 1) / side;
+    const std::uint64_t row_steps = column_row_steps(rows, p.lanes_log2);
     std::uint64_t k = resident_warps / warp_columns;
     const std::uint64_t most = row_steps / column_min_steps;
     if (k > most) k = most;
