@@ -419,22 +419,6 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
   return bad;
 }
 
-//! The small paths' verdict on their block's check_offsets_here (bad: what it returned to this
-//! thread): whether any thread of the block met an offset that breaks the contract, after a
-//! barrier that also publishes what the block wrote to shared memory. If one did, block 0 records
-//! the first such offset in *status (the queue then throws bad_offsets). first_bad: a shared
-//! word, ~0u on entry. Requires: every thread of the block calls it (the result is block-uniform).
-__device__ __forceinline__ bool offsets_broken(std::uint32_t bad, unsigned& first_bad, device_status* status) {
-  if (!__syncthreads_or(bad != ~0u)) return false;
-  atomicMin(&first_bad, bad);
-  __syncthreads();
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    atomicExch(&status->code, unsigned(errc::bad_offsets) + 1u);
-    atomicMax(&status->position, ~(unsigned long long)first_bad);
-  }
-  return true;
-}
-
 //! The small-input path for short segments (enqueue_segments decides): one launch with the
 //! offset check folded in, where a segment of at most C = 32 * LaneItems elements is reduced by
 //! a warp of its own, one of at most M = BlockThreads * LaneItems by a block, and a longer one
@@ -496,6 +480,18 @@ __global__ void __launch_bounds__(BlockThreads)
   __shared__ Acc warp_parts[warps];
   const unsigned t = threadIdx.x, lane = t % warp_threads, warp = t / warp_threads;
   if (t == 0) first_bad = ~0u;
+  // The check's verdict, after the barrier that publishes what the block wrote to shared
+  // memory; on a bad offset block 0 records the first and every block returns false.
+  const auto check_passed = [&](std::uint32_t bad) {
+    if (!__syncthreads_or(bad != ~0u)) return true;  // block-uniform
+    atomicMin(&first_bad, bad);
+    __syncthreads();
+    if (blockIdx.x == 0 && t == 0) {
+      atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
+      atomicMax(&control->status.position, ~(unsigned long long)first_bad);
+    }
+    return false;
+  };
 
   if (blockIdx.x < segment_blocks) {
     const std::uint32_t g0 = blockIdx.x * warps;
@@ -527,7 +523,7 @@ __global__ void __launch_bounds__(BlockThreads)
       for (int i = 0; i < LaneItems; ++i)
         if (lane + i * warp_threads < own_length) x[i] = src[own_first + lane + i * warp_threads];
     }
-    if (offsets_broken(bad, first_bad, &control->status)) return;
+    if (!check_passed(bad)) return;
     // Elements k = k0, k0 + stride, ... below `length` of a segment, v[i] holding element k0 +
     // i stride, folded in order, each lifted with its position in the segment. A fold of one
     // operation (a fused_op tag) is predicated over all LaneItems slots; a longer one (arg,
@@ -615,7 +611,7 @@ __global__ void __launch_bounds__(BlockThreads)
           long_end[k] = std::uint32_t(v);
         }
       });
-  if (offsets_broken(bad, first_bad, &control->status) || r0 >= n) return;  // warp-uniform
+  if (!check_passed(bad) || r0 >= n) return;  // warp-uniform
   const std::uint32_t r1 = n - r0 < chunk ? n : r0 + chunk;  // the range's end
   // Lane h tests the h-th listed segment: which one holds r0 (a) and which r1 - 1 (b).
   const bool listed = lane < long_count;
@@ -714,7 +710,18 @@ __global__ void __launch_bounds__(BlockThreads)
   const std::uint32_t bad = check_offsets_here<BlockThreads>(off, n, none, [] {}, [&](std::uint32_t i, std::uint64_t v, std::uint64_t) {
     at[i] = std::uint32_t(v <= n ? v : n + 1);
   });
-  if (offsets_broken(bad, first_bad, &control->status)) return;
+  // The same verdict as reduce_short_segments_kernel's check_passed, written out in each: one
+  // __forceinline__ helper for both (git b30c675) changed the short kernel's PTX well beyond
+  // the call sites (the arg folds' loops laid out anew) with no timing to say it was harmless.
+  if (__syncthreads_or(bad != ~0u)) {  // block-uniform
+    atomicMin(&first_bad, bad);
+    __syncthreads();
+    if (blockIdx.x == 0 && t == 0) {
+      atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
+      atomicMax(&control->status.position, ~(unsigned long long)first_bad);
+    }
+    return;
+  }
 
   const std::uint32_t base = at[0];
   const std::uint32_t units = at[none] - base + none;
