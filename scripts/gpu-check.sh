@@ -28,8 +28,9 @@ if has build; then
   start=$SECONDS
   # Ninja where the machine has it: its objects wait only for the library's generated sources,
   # not its link, so the tests and the bench compile beside the library's dispatch units. One job
-  # per core: the units are independent, and the slowest sets the build's time (16 jobs on an
-  # H100 host with 64 cores at git 91d3e88: 758 s, its longest unit 549 s, since split).
+  # per core: the units are independent, and the slowest sets the build's time. On a 64-core
+  # host of four H200s at git b30c675 the whole build took 241 s (64 jobs; its longest unit
+  # 232 s); at git 91d3e88, before the split by width, 16 jobs on a 64-core H100 host took 758 s.
   generator=()
   if command -v ninja >/dev/null && [ ! -f "$build/Makefile" ]; then generator=(-G Ninja); fi
   { cmake -S . -B "$build" ${generator[@]+"${generator[@]}"} -DBACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
@@ -63,19 +64,28 @@ run_test() {
 run_sanitize() {
   # The four tools run side by side on the suite without its slowest cases (2^32 and 2^24
   # inputs, the big-size tests, which crawl under the tools) and without the deliberate faults;
-  # each stops after SAN_TIMEOUT seconds (the log then has no ERROR SUMMARY line).
-  local exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*' start=$SECONDS tool
+  # each stops after SAN_TIMEOUT seconds (the log then has no ERROR SUMMARY line, but a tool
+  # prints each error as it finds it: the summary counts those).
+  local exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*' start=$SECONDS tool log rc
+  local -A pid
   for tool in memcheck racecheck synccheck initcheck; do
     timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" \
       --test-case="${SAN_CASES:-*}" --test-case-exclude="$exclude" \
       >"$OUT/sanitizer-$tool.log" 2>&1 &
+    pid[$tool]=$!
   done
-  wait
   for tool in memcheck racecheck synccheck initcheck; do
-    note "sanitizer $tool: $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1) $(grep -E '^\[doctest\] test cases' "$OUT/sanitizer-$tool.log" | tail -1)"
+    wait "${pid[$tool]}"; rc=$?
+    log="$OUT/sanitizer-$tool.log"
+    if [ $rc -eq 124 ]; then
+      note "sanitizer $tool: stopped at its ${SAN_TIMEOUT:-420} s cap; $(grep -E '^========= [A-Z]' "$log" | grep -cvE 'COMPUTE-SANITIZER|SUMMARY|Target application') errors reported before it"
+    else
+      note "sanitizer $tool: rc=$rc $(grep -E 'ERROR SUMMARY' "$log" | tail -1) $(grep -aE '^\[doctest\] test cases' "$log" | tail -1)"
+    fi
   done
   note "sanitizers: $((SECONDS - start)) s"
-  cat "$OUT"/sanitizer-*.log >"$OUT/sanitizer.log" && rm -f "$OUT"/sanitizer-*.log
+  for tool in memcheck racecheck synccheck initcheck; do cat "$OUT/sanitizer-$tool.log"; done >"$OUT/sanitizer.log"
+  rm -f "$OUT"/sanitizer-*.log
 }
 
 run_bench() {
