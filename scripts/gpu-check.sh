@@ -3,7 +3,9 @@
 # Everything that needs a GPU, in one call of the device tool: configure and build the cuda
 # backend (sm_90), run the whole suite, compute-sanitizer, and preduce-bench. Results go to
 # $OUT: summary.txt, build.log, ninja_log (when ninja built it), ctest.log, sanitizer.log,
-# bench.txt, bench.json.
+# bench.txt, bench.json. On a lent machine of four GPUs (64 cores) all of it fits one 600 s call
+# (git b30c675: build 241 s, then the suite, the tools and the bench side by side); on one GPU's
+# 16 cores the build alone takes most of a call.
 #   STAGES="build sass test sanitize bench"  the stages to run (default: all; sass counts the
 #                                       library's vector loads, shuffles and spills: ~2 minutes)
 #   BUILD_TARGETS="preduce-bench"       build only these targets (default: everything)
