@@ -100,6 +100,15 @@ void* queue_state::scratch(std::size_t bytes) {
   return workspace;
 }
 
+bool queue_state::overlaps_prior_grid(const void* kernel) {
+  if (cc_major < 9) return false;
+  const auto known = kernel_overlaps.find(kernel);
+  if (known != kernel_overlaps.end()) return known->second;
+  cudaFuncAttributes attributes{};
+  outside_capture("launch: reading a kernel's attributes", [&] { return cudaFuncGetAttributes(&attributes, kernel); });
+  return kernel_overlaps[kernel] = attributes.ptxVersion >= 90;
+}
+
 unsigned* queue_state::zeroed_counters(std::size_t count) {
   const std::size_t bytes = count * sizeof(unsigned);
   if (bytes > counter_bytes) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce tests (cuda backend): reduce_async captured in a CUDA graph and replayed 1000 times,
-// and two queues reducing concurrently.
+// two queues reducing concurrently, and chains of calls on one stream that read what the call
+// before them wrote.
 #include <cuda_runtime_api.h>
 
 #include "../../test_support.hpp"
@@ -77,5 +78,49 @@ TEST_CASE("cuda.two_queues_concurrently") {
     test::check_result(got_sb[i], want_sb);
     test::check_result(got_ma[i], want_ma);
     test::check_result(got_mb[i], want_mb);
+  }
+}
+
+// Rounds of four calls on one stream with no synchronization between them, each reading what
+// the one before it wrote (rows of 32 -> those sums as 32 rows x 64 columns -> two segments of
+// those -> the whole of those two), and each round overwriting the buffers the round before it
+// read. From compute capability 9.0 each kernel is launched to overlap the one before it
+// (launch.cuh): one that touched global memory before waiting for its predecessor would read a
+// stale intermediate (every round's input differs) or overwrite one still being read.
+TEST_CASE("cuda.chained_calls_on_one_stream") {
+  const preduce::queue q(0);
+  constexpr int rounds = 64;
+  constexpr std::size_t rows = 2048, cols = 32, grid_rows = 32, grid_cols = 64;
+  static_assert(rows == grid_rows * grid_cols, "the row sums are the column stage's matrix");
+  std::vector<std::vector<float>> x(rounds);
+  std::vector<preduce::device_buffer<float>> d_x;
+  for (int k = 0; k < rounds; ++k) {
+    x[k] = test::make_data<float>(test::data::small_integers, rows * cols, test::seed_for<float>("cuda.chained", rows * cols, k));
+    d_x.emplace_back(q, x[k]);
+  }
+  preduce::device_buffer<float> row_sums(q, rows), column_sums(q, grid_cols), segment_sums(q, 2), totals(q, rounds);
+  const preduce::device_buffer<std::int32_t> offsets(q, std::vector<std::int32_t>{0, 5, std::int32_t(grid_cols)});
+  for (int k = 0; k < rounds; ++k) {
+    preduce::reduce_rows(q, d_x[k].data(), rows, cols, row_sums.data(), preduce::plus<>{});
+    preduce::reduce_columns(q, row_sums.data(), grid_rows, grid_cols, column_sums.data(), preduce::plus<>{});
+    preduce::reduce_segments(q, column_sums.data(), grid_cols, offsets.data(), 2, segment_sums.data(), preduce::plus<>{});
+    preduce::reduce_async(q, segment_sums.data(), 2, totals.data() + k, preduce::plus<>{});
+  }
+  q.synchronize();
+  const auto got = totals.to_host();
+  // The last round's intermediates are still in their buffers: check them too.
+  const auto last_columns = column_sums.to_host();
+  for (int k = 0; k < rounds; ++k) {
+    // Small integers: every partial sum is exact in float, so any order gives these values.
+    std::vector<double> r(rows, 0.0), c(grid_cols, 0.0);
+    for (std::size_t i = 0; i < rows * cols; ++i) r[i / cols] += x[k][i];
+    for (std::size_t i = 0; i < rows; ++i) c[i % grid_cols] += r[i];
+    double total = 0.0;
+    for (double v : c) total += v;
+    CAPTURE(k);
+    CHECK(got[k] == float(total));
+    if (k == rounds - 1) {
+      for (std::size_t j = 0; j < grid_cols; ++j) CHECK(last_columns[j] == float(c[j]));
+    }
   }
 }

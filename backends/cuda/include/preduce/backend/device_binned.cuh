@@ -19,6 +19,7 @@
 #include "block_merge.cuh"
 #include "cuda_runtime_check.hpp"
 #include "device_reduce.cuh"
+#include "launch.cuh"
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "thread_load.cuh"
@@ -68,6 +69,7 @@ template <bool Partials, int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Reducer::acc_type>())
     reduce_binned_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
                          unsigned* blocks_done, typename Reducer::result_type* out) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   __shared__ bool is_last;
@@ -118,19 +120,14 @@ void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Sourc
     const std::uint64_t resident = std::uint64_t(s.sm_count) * binned_blocks_per_sm<Acc>();
     grid = unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
     partials = grid > 1 ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc))) : nullptr;
-    if (two_pass) {
-      reduce_binned_kernel<true, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials,
-                                                                                     &s.control->blocks_done, d_out);
-    } else {
-      reduce_binned_kernel<false, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials,
-                                                                                      &s.control->blocks_done, d_out);
-    }
+    using Src = std::decay_t<decltype(source)>;
+    launch(s, two_pass ? reduce_binned_kernel<true, block_threads, Reducer, Src> : reduce_binned_kernel<false, block_threads, Reducer, Src>,
+           grid, block_threads, "reduce: launching the binned reduction kernel", red, source, n, head, partials, &s.control->blocks_done,
+           d_out);
   });
-  check_cuda(cudaGetLastError(), "reduce: launching the binned reduction kernel");
-  if (two_pass && grid > 1) {
-    reduce_partials_kernel<block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, warp_algorithm::shuffle);
-    check_cuda(cudaGetLastError(), "reduce: launching the second pass");
-  }
+  if (two_pass && grid > 1)
+    launch(s, reduce_partials_kernel<block_threads, Reducer>, 1, block_threads, "reduce: launching the second pass", red, partials, grid,
+           d_out, warp_algorithm::shuffle);
 }
 
 }  // namespace backend

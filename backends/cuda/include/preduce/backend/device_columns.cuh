@@ -17,6 +17,7 @@
 #include "cuda_runtime_check.hpp"
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
+#include "launch.cuh"
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "subwarp_reduce.cuh"
@@ -330,6 +331,7 @@ __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_fl
     reduce_small_columns_kernel(Reducer red, Source src, std::uint32_t rows, std::uint32_t cols, column_plan p,
                                 typename Reducer::result_type* out, std::uint32_t out_stride, unsigned long long* slots,
                                 unsigned* counters, warp_algorithm w) {
+  begin_after_prior_grid();
   using I = std::uint32_t;
   static_assert(!Split || detail::has_value_reducer<Reducer>::value, "row splits: arg reducers only");
   const unsigned lanes_log2 = p.lanes_log2, across_log2 = p.across_log2;
@@ -437,6 +439,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
     reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
                           typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
                           std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using I = std::uint64_t;
   using Acc = typename Reducer::acc_type;
   constexpr int C = column_loader<Source>::columns;
@@ -686,9 +689,8 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
         // load all their rows at once (at most column_small_steps).
         small_kernel = reduce_small_columns_kernel<block_threads, column_deep_rows_in_flight, false, Reducer, Source>;
       }
-      small_kernel<<<unsigned(p.tiles * p.splits), block_threads, 0, s.stream>>>(
-          red, src, std::uint32_t(rows), std::uint32_t(cols), p, out, std::uint32_t(out_stride), slots, counters, o.warp);
-      check_cuda(cudaGetLastError(), "reduce_columns: launch");
+      launch(s, small_kernel, unsigned(p.tiles * p.splits), block_threads, "reduce_columns: launch", red, src, std::uint32_t(rows),
+             std::uint32_t(cols), p, out, std::uint32_t(out_stride), slots, counters, o.warp);
       return;
     }
   }
@@ -721,8 +723,7 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   }
   const std::uint64_t items = p.tiles * p.splits;
   const unsigned grid = unsigned(items < 0x7fffffffu ? items : 0x7fffffffu);
-  kernel<<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, p, partials, counters, out, out_stride, o.warp);
-  check_cuda(cudaGetLastError(), "reduce_columns: launch");
+  launch(s, kernel, grid, block_threads, "reduce_columns: launch", red, src, rows, cols, p, partials, counters, out, out_stride, o.warp);
 }
 
 //! Enqueues out[c * out_stride] = reduction of column c for c < cols (cols >= 1) on s's stream.

@@ -17,6 +17,7 @@
 
 #include "block_merge.cuh"
 #include "cuda_runtime_check.hpp"
+#include "launch.cuh"
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "thread_load.cuh"
@@ -209,6 +210,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     reduce_whole_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::acc_type* partials,
                         unsigned long long* slots, control_block* control, typename Reducer::result_type* out,
                         warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   __shared__ unsigned ticket;
@@ -301,6 +303,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
 template <int BlockThreads, int Rounds, bool WholeVectors, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_one_block_kernel(Reducer red, Source src, std::uint64_t n, std::uint64_t head, typename Reducer::result_type* out) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   Acc a = fold_share<vectors_in_flight, Rounds, WholeVectors>(red, src, n, head, 0, 1, threadIdx.x, BlockThreads, red.identity());
@@ -314,6 +317,7 @@ template <int BlockThreads, class Reducer>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_partials_kernel(Reducer red, const typename Reducer::acc_type* partials, unsigned count,
                            typename Reducer::result_type* out, warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   Acc a = red.identity();
@@ -360,7 +364,7 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
   }
 
   // Vectors, MinBlocks: reduce_whole_kernel's (vectors_in_flight and 1, or the deep arg kernel's).
-  auto launch = [&](auto shape_tag, auto vectors_tag, auto min_blocks_tag, const auto& source) {
+  auto launch_shape = [&](auto shape_tag, auto vectors_tag, auto min_blocks_tag, const auto& source) {
     constexpr device_shape S = decltype(shape_tag)::value;
     constexpr int V = decltype(vectors_tag)::value, M = decltype(min_blocks_tag)::value;
     using View = std::decay_t<decltype(source)>;
@@ -370,12 +374,10 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     const unsigned grid = whole_grid(s.sm_count, resident_blocks_per_sm<kernel, B>(), n, round, split);
     Acc* partials = nullptr;
     if (grid > 1 && (S == device_shape::two_pass_partials || !publishes_words<Acc>())) partials = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
-    kernel<<<grid, B, 0, s.stream>>>(red, source, n, head, partials, s.partial_slots, s.control, d_out, o.warp);
-    check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
-    if (S == device_shape::two_pass_partials && grid > 1) {
-      reduce_partials_kernel<B><<<1, B, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
-      check_cuda(cudaGetLastError(), "reduce: launching the second pass");
-    }
+    launch(s, kernel, grid, B, "reduce: launching the reduction kernel", red, source, n, head, partials, s.partial_slots, s.control,
+           d_out, o.warp);
+    if (S == device_shape::two_pass_partials && grid > 1)
+      launch(s, reduce_partials_kernel<B, Reducer>, 1, B, "reduce: launching the second pass", red, partials, grid, d_out, o.warp);
   };
   auto run = [&](const auto& source) {
     // An array of at most one round is one block (whole_one_block), which every shape reduces
@@ -394,10 +396,11 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
       constexpr int most_rounds = int((whole_block_elements(elements_per_vector<View>()) + per_round - 1) / per_round);
       const std::uint64_t head = vector_head(source, n);
       const bool whole_vectors = vectorized && head == 0 && n % elements_per_vector<View>() == 0;
-      if (n > per_round) reduce_one_block_kernel<B, most_rounds, false><<<1, B, 0, s.stream>>>(red, source, n, head, d_out);
-      else if (whole_vectors) reduce_one_block_kernel<B, 1, vectorized><<<1, B, 0, s.stream>>>(red, source, n, head, d_out);
-      else reduce_one_block_kernel<B, 1, false><<<1, B, 0, s.stream>>>(red, source, n, head, d_out);
-      check_cuda(cudaGetLastError(), "reduce: launching the reduction kernel");
+      using Src = std::decay_t<decltype(source)>;
+      const auto kernel = n > per_round       ? reduce_one_block_kernel<B, most_rounds, false, Reducer, Src>
+                          : whole_vectors     ? reduce_one_block_kernel<B, 1, vectorized, Reducer, Src>
+                                              : reduce_one_block_kernel<B, 1, false, Reducer, Src>;
+      launch(s, kernel, 1, B, "reduce: launching the reduction kernel", red, source, n, head, d_out);
       return;
     }
     using shape_t = std::integral_constant<device_shape, device_shape::single_pass>;
@@ -413,16 +416,16 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
       constexpr auto deep = reduce_whole_kernel<device_shape::single_pass, B, deep_arg_vectors, deep_arg_blocks_per_sm, Reducer, View>;
       if (!one_block && o.algo == algorithm::automatic && shape == device_shape::single_pass &&
           whole_deep_arg(n, elements_per_vector<View>(), s.sm_count, resident_blocks_per_sm<plain, B>(), resident_blocks_per_sm<deep, B>()))
-        return launch(shape_t{}, deep_vectors{}, deep_blocks{}, source);
+        return launch_shape(shape_t{}, deep_vectors{}, deep_blocks{}, source);
     }
     switch (one_block ? device_shape::two_pass_partials : shape) {
-      case device_shape::single_pass: launch(shape_t{}, plain_vectors{}, plain_blocks{}, source); break;
+      case device_shape::single_pass: launch_shape(shape_t{}, plain_vectors{}, plain_blocks{}, source); break;
       case device_shape::two_pass_partials:
-        launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, plain_vectors{}, plain_blocks{}, source);
+        launch_shape(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, plain_vectors{}, plain_blocks{}, source);
         break;
       case device_shape::atomic:
         if constexpr (has_atomic_merge<Reducer, Acc>())
-          launch(std::integral_constant<device_shape, device_shape::atomic>{}, plain_vectors{}, plain_blocks{}, source);
+          launch_shape(std::integral_constant<device_shape, device_shape::atomic>{}, plain_vectors{}, plain_blocks{}, source);
         break;
     }
   };

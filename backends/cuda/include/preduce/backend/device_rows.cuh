@@ -28,6 +28,7 @@
 #include "cuda_runtime_check.hpp"
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
+#include "launch.cuh"
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "subwarp_reduce.cuh"
@@ -71,6 +72,7 @@ __global__ void __launch_bounds__(BlockThreads)
     reduce_short_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2,
                              unsigned per_log2, bool vectorized, typename Reducer::result_type* out, std::uint64_t out_stride,
                              warp_algorithm w) {
+  begin_after_prior_grid();
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
   constexpr int S = row_items_in_flight;  // item slots per thread: slot s holds item s % per of row slot s / per
@@ -158,6 +160,7 @@ template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_small_rows_kernel(Reducer red, Source src, unsigned rows, unsigned cols, unsigned lanes_log2,
                              typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using L = chunk_loader<Source>;
   using Acc = typename Reducer::acc_type;
   static_assert(L::vectorized, "the small form reads 16-byte vectors");
@@ -215,6 +218,7 @@ template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, staged_row_blocks_per_sm)
     reduce_staged_rows_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, unsigned lanes_log2, unsigned per,
                               typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using L = chunk_loader<Source>;
   using E = typename L::element;
   constexpr int W = L::width, V = staged_row_vectors;
@@ -334,6 +338,7 @@ template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_rows_by_warp_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, bool aligned,
                                typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using L = chunk_loader<Source>;
   const unsigned lane = threadIdx.x % warp_threads;
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
@@ -363,6 +368,7 @@ template <int BlockThreads, int GroupWarps, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, group_row_blocks_per_sm)
     reduce_rows_by_group_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, typename Reducer::result_type* out,
                                 std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   constexpr unsigned threads = GroupWarps * warp_threads, groups = BlockThreads / threads;
   static_assert(BlockThreads % threads == 0, "a block holds whole groups");
@@ -408,6 +414,7 @@ __host__ __device__ constexpr std::uint64_t round_row_vectors() {
 template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_round_rows_kernel(Reducer red, Source src, std::uint64_t cols, typename Reducer::result_type* out, std::uint64_t out_stride) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   constexpr int U = int(round_row_vectors<BlockThreads, Source>() / BlockThreads);
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
@@ -431,6 +438,7 @@ __global__ void __launch_bounds__(BlockThreads)
     reduce_row_tiles_kernel(Reducer red, Source src, std::uint64_t cols, std::uint64_t tiles, std::uint64_t tile_len,
                             typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
                             std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   __shared__ bool is_last;
@@ -479,9 +487,8 @@ template <class Reducer, class Source>
 void enqueue_small_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
                         unsigned lanes_log2, typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
   const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
-  reduce_small_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, unsigned(rows), unsigned(cols), lanes_log2,
-                                                                              out, out_stride, w);
-  check_cuda(cudaGetLastError(), "reduce_rows: launching the small-row kernel");
+  launch(s, reduce_small_rows_kernel<block_threads, Reducer, Source>, grid, block_threads, "reduce_rows: launching the small-row kernel",
+         red, src, unsigned(rows), unsigned(cols), lanes_log2, out, out_stride, w);
 }
 
 //! Enqueues out[r * out_stride] = reduction of row r for r < rows (rows >= 1) on s's stream.
@@ -544,9 +551,8 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
         }
         const unsigned per = unsigned((items + (1u << lanes_log2) - 1) >> lanes_log2);
         const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
-        reduce_staged_rows_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, lanes_log2, per, out,
-                                                                                      out_stride, o.warp);
-        check_cuda(cudaGetLastError(), "reduce_rows: launching the staged-row kernel");
+        launch(s, reduce_staged_rows_kernel<block_threads, Reducer, Source>, grid, block_threads,
+               "reduce_rows: launching the staged-row kernel", red, src, rows, cols, lanes_log2, per, out, out_stride, o.warp);
         return;
       }
     }
@@ -572,9 +578,8 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
         return enqueue_small_rows(s, red, src, rows, cols, shape.lanes_log2, out, out_stride, o.warp);
     }
     const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, shape.per_block);
-    kernel<<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, shape.lanes_log2, shape.per_log2, aligned, out, out_stride,
-                                                 o.warp);
-    check_cuda(cudaGetLastError(), "reduce_rows: launching the short-row kernel");
+    launch(s, kernel, grid, block_threads, "reduce_rows: launching the short-row kernel", red, src, rows, cols, shape.lanes_log2,
+           shape.per_log2, aligned, out, out_stride, o.warp);
     return;
   }
 
@@ -585,9 +590,8 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     if (aligned && rows >= slots.warps / warp_rows_divisor && cols * sizeof(typename Source::value_type) >= group_row_min_bytes &&
         blocks <= 0x7fffffffu) {
       const unsigned grid = unsigned(blocks);
-      reduce_rows_by_group_kernel<block_threads, group_warps><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, out,
-                                                                                                   out_stride, o.warp);
-      check_cuda(cudaGetLastError(), "reduce_rows: launching the row-group kernel");
+      launch(s, reduce_rows_by_group_kernel<block_threads, group_warps, Reducer, Source>, grid, block_threads,
+             "reduce_rows: launching the row-group kernel", red, src, rows, cols, out, out_stride, o.warp);
       return;
     }
   }
@@ -601,17 +605,16 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     if (!block_per_row) {
       const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads / warp_threads);
       with_loadable(src, [&](const auto& source) {
-        reduce_rows_by_warp_kernel<block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, rows, cols, aligned, out,
-                                                                                       out_stride, o.warp);
+        launch(s, reduce_rows_by_warp_kernel<block_threads, Reducer, std::decay_t<decltype(source)>>, grid, block_threads,
+               "reduce_rows: launching the warp-per-row kernel", red, source, rows, cols, aligned, out, out_stride, o.warp);
       });
-      check_cuda(cudaGetLastError(), "reduce_rows: launching the warp-per-row kernel");
       return;
     }
   } else {
     if constexpr (L::vectorized) {
       if (aligned && o.warp == warp_algorithm::automatic && items == round_row_vectors<block_threads, Source>()) {
-        reduce_round_rows_kernel<block_threads><<<unsigned(rows), block_threads, 0, s.stream>>>(red, src, cols, out, out_stride);
-        check_cuda(cudaGetLastError(), "reduce_rows: launching the round-row kernel");
+        launch(s, reduce_round_rows_kernel<block_threads, Reducer, Source>, unsigned(rows), block_threads,
+               "reduce_rows: launching the round-row kernel", red, src, cols, out, out_stride);
         return;
       }
     }
@@ -633,10 +636,9 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     counters = s.zeroed_counters(rows);
   }
   with_loadable(src, [&](const auto& source) {
-    reduce_row_tiles_kernel<block_threads><<<unsigned(rows * tiles), block_threads, 0, s.stream>>>(
-        red, source, cols, tiles, tile_len, partials, counters, out, out_stride, o.warp);
+    launch(s, reduce_row_tiles_kernel<block_threads, Reducer, std::decay_t<decltype(source)>>, unsigned(rows * tiles), block_threads,
+           "reduce_rows: launching the row-tile kernel", red, source, cols, tiles, tile_len, partials, counters, out, out_stride, o.warp);
   });
-  check_cuda(cudaGetLastError(), "reduce_rows: launching the row-tile kernel");
 }
 
 }  // namespace backend

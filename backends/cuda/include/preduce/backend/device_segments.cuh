@@ -34,6 +34,7 @@
 #include "cuda_runtime_check.hpp"
 #include "device_batched.cuh"
 #include "device_reduce.cuh"
+#include "launch.cuh"
 #include "queue_state.hpp"
 #include "shared_stage.cuh"
 #include "store_result.cuh"
@@ -190,6 +191,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
     reduce_segments_kernel(Reducer red, Source src, offset_reader off, std::uint64_t segments, typename Reducer::acc_type* pieces,
                            unsigned* counters, typename Reducer::result_type* out, std::uint64_t out_stride,
                            const device_status* status, warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   using T = typename stage_traits<Source>::raw;
   constexpr int arrays = stage_traits<Source>::arrays;
@@ -467,6 +469,7 @@ __global__ void __launch_bounds__(BlockThreads)
                                  std::uint32_t segment_blocks, typename Reducer::acc_type* pieces, unsigned long long* slots,
                                  control_block* control, typename Reducer::result_type* out,
                                  std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
   constexpr unsigned warps = BlockThreads / warp_threads;
@@ -683,6 +686,7 @@ __global__ void __launch_bounds__(BlockThreads)
     reduce_segments_small_kernel(Reducer red, Source src, offset_reader off, std::uint64_t n, std::uint64_t segments,
                                  typename Reducer::acc_type* pieces, unsigned long long* slots, control_block* control,
                                  typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
+  begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
   constexpr unsigned warps = BlockThreads / warp_threads;
@@ -881,10 +885,8 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     const unsigned segment_blocks = unsigned((segments + warps - 1) / warps);
     Acc* pieces = static_cast<Acc*>(s.scratch(2 * piece_warps * sizeof(Acc)));
     constexpr auto kernel = reduce_short_segments_kernel<BT, short_segment_lane_items, Reducer, Source>;
-    kernel<<<segment_blocks + unsigned(piece_warps / warps), BT, 0, s.stream>>>(red, src, reader, std::uint32_t(n), std::uint32_t(segments),
-                                                                               segment_blocks, pieces, s.partial_slots, s.control, out,
-                                                                               out_stride, o.warp);
-    check_cuda(cudaGetLastError(), "reduce_segments: launch");
+    launch(s, kernel, segment_blocks + unsigned(piece_warps / warps), BT, "reduce_segments: launch", red, src, reader, std::uint32_t(n),
+           std::uint32_t(segments), segment_blocks, pieces, s.partial_slots, s.control, out, out_stride, o.warp);
     return true;
   };
   if (segments < small_segment_offsets && n <= short_segment_max_elements &&
@@ -903,9 +905,8 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     if (grid > s.whole_grid_cap) return false;  // more blocks than the queue has slots
     Acc* pieces = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
     constexpr auto kernel = reduce_segments_small_kernel<block_threads, per, Reducer, Source>;
-    kernel<<<grid, block_threads, 0, s.stream>>>(red, src, reader, n, segments, pieces, s.partial_slots, s.control, out,
-                                                 out_stride, o.warp);
-    check_cuda(cudaGetLastError(), "reduce_segments: launch");
+    launch(s, kernel, grid, block_threads, "reduce_segments: launch", red, src, reader, n, segments, pieces, s.partial_slots, s.control,
+           out, out_stride, o.warp);
     return true;
   };
   // As many blocks as fit at half of small_segment_items units a thread (the input takes more
@@ -916,6 +917,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   using twice_items = std::integral_constant<int, 2 * small_segment_items>;
   if (segments < small_segment_offsets && (small(half_items{}) || small(items_a_thread{}) || small(twice_items{}))) return;
 
+  // An ordinary launch: the portable check does not keep launch.cuh's rule (begin_after_prior_grid).
   const unsigned check_grid = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
   portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(offsets, segments, n, status);
   check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
@@ -929,9 +931,9 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     const std::uint64_t warps = std::uint64_t(grid) * (block_threads / warp_threads);
     Acc* pieces = static_cast<Acc*>(s.scratch(2 * warps * sizeof(Acc)));
     unsigned* counters = s.zeroed_counters(warps);
-    kernel<<<grid, block_threads, 0, s.stream>>>(red, source, reader, segments, pieces, counters, out, out_stride, status, o.warp);
+    launch(s, kernel, grid, block_threads, "reduce_segments: launch", red, source, reader, segments, pieces, counters, out, out_stride,
+           status, o.warp);
   });
-  check_cuda(cudaGetLastError(), "reduce_segments: launch");
 }
 
 }  // namespace backend

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include <preduce/execution.hpp>
@@ -65,6 +66,7 @@ struct queue_state {
   void* counters = nullptr;  //!< unsigned counters, zero between kernels (see zeroed_counters)
   std::size_t counter_bytes = 0;
   std::vector<void*> retired_blocks;  //!< outgrown scratch and counters, freed with the queue
+  std::unordered_map<const void*, bool> kernel_overlaps;  //!< see overlaps_prior_grid
 
   queue_state(int device, cudaStream_t stream, bool owns_stream);
   ~queue_state();
@@ -76,6 +78,12 @@ struct queue_state {
   //! for the queue's lifetime, whatever later calls need (its replays must be ordered with the
   //! queue's other work, which shares the scratch). Growing works during stream capture.
   void* scratch(std::size_t bytes);
+  //! Whether `kernel` may be launched to overlap the kernel before it on the stream (launch.cuh):
+  //! where the device has programmatic dependent launch (compute capability 9.0 and up) and the
+  //! code it runs there was compiled for it (PTX of compute_90 or later; code compiled for an
+  //! earlier virtual architecture and JIT-compiled here has no begin_after_prior_grid and must
+  //! not start early). Asks the driver once per kernel; works during stream capture.
+  bool overlaps_prior_grid(const void* kernel);
   //! At least `count` device counters, zero for work enqueued on this queue afterwards, for
   //! kernels that find the last of several blocks (or warps) per result and leave them zero
   //! again, so no call needs a memset (and a captured graph replays). Grows like scratch (and
