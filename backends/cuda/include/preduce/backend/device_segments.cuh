@@ -376,15 +376,21 @@ __device__ __forceinline__ void join_piece_in_order(const Reducer& red, const ty
   if (lane == 0) store_result(out, red.finalize(red.combine(t, a)));
 }
 
-//! Every block's offset check on the small paths: loads offsets[0 .. segments], each in the
-//! same round trip as the one before it, calls issued() once they are all requested, then
-//! visit(i, offsets[i], offsets[i - 1]) (0 for i = 0; values read as uint64, so a negative
-//! offset reads as one past n) for each i of this thread's (i = threadIdx.x, + BlockThreads,
-//! ...), and returns the first of those i at which offset_breaks would hold, or ~0u. All of a
-//! thread's offsets are loaded before any is visited, in as few slots as the count needs: every
-//! slot costs each thread its predicated loads, issued or not. Requires: blockDim.x ==
-//! BlockThreads; segments < small_segment_offsets; every thread of the block calls it (issued
-//! may hold a barrier).
+//! Every block's offset check on the small paths: loads offsets[0 .. segments], each in the same
+//! round trip as the one before it, calls issued() once they are all requested, then visit(i,
+//! offsets[i], offsets[i - 1]) (0 for i = 0; values read as uint64, so a negative offset reads as
+//! one past n) for each i of this thread's (i = threadIdx.x, + BlockThreads, ...), and returns the
+//! first of those i at which offset_breaks would hold, or ~0u. All of a thread's offsets are loaded
+//! before any is visited, in as few slots as the count needs (1, 2, 4 or all): every slot costs
+//! each thread its predicated loads, issued or not. H100 probe of 2026-11-27 (the bench's
+//! heavy-tailed layouts, f32, graph of 64 calls, us, plus / argmax, kernels launched to overlap:
+//! launch.cuh), slots 1, 4, 16 -> 1, 2, 4, 16, two runs in one call: 2^14 (351 offsets, blocks of
+//! 256) 1.92 / 2.21 -> 1.88 / 2.21 and 1.91 / 2.21 -> 1.88 / 2.19; 2^15 (730 offsets, blocks of
+//! 512) 2.26 / 2.80 -> 2.22 / 2.76 and 2.25 / 2.80 -> 2.21 / 2.75; 2^16 2.77 / 3.58 -> 2.71 / 3.47
+//! and 2.77 / 3.60 -> 2.68 / 3.46; 2^10 - 2^13 up to 0.03 slower (an earlier call). Checking only
+//! the first slot's offsets (not a check: a bound on what the slots cost) took 2^14 to 1.85 / 2.14
+//! and 2^15 to 2.15 / 2.71. Requires: blockDim.x == BlockThreads; segments < small_segment_offsets;
+//! every thread of the block calls it (issued may hold a barrier).
 template <int BlockThreads, class Issued, class Visit>
 __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader& off, std::uint64_t n, std::uint32_t segments,
                                                             Issued&& issued, Visit&& visit) {
@@ -414,6 +420,8 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
   };
   if (segments < BlockThreads)
     check(std::integral_constant<int, 1>{});
+  else if (segments < 2 * BlockThreads)
+    check(std::integral_constant<int, 2>{});
   else if (segments < 4 * BlockThreads)
     check(std::integral_constant<int, 4>{});
   else
