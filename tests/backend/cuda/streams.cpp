@@ -81,13 +81,17 @@ TEST_CASE("cuda.two_queues_concurrently") {
   }
 }
 
-// Rounds of four calls on one stream with no synchronization between them, each reading what
-// the one before it wrote (rows of 32 -> those sums as 32 rows x 64 columns -> two segments of
-// those -> the whole of those two), and each round overwriting the buffers the round before it
-// read. From compute capability 9.0 each kernel is launched to overlap the one before it
+// Calls on one stream with no synchronization between them, each reading what the one before it
+// wrote. From compute capability 9.0 each kernel is launched to overlap the one before it
 // (launch.cuh): one that touched global memory before waiting for its predecessor would read a
-// stale intermediate (every round's input differs) or overwrite one still being read.
-TEST_CASE("cuda.chained_calls_on_one_stream") {
+// stale or poisoned intermediate, or overwrite one still being read. A probe whose kernels
+// lacked the wait (H100, 2026-11-27) got 64 of 64 totals wrong in a chain like the long one
+// below (its long call: reduce_segments over two segments of 2^21) and 3 of 1280 in one like
+// the short one (segments over 2^12 elements, then their sum); with the wait, none.
+TEST_CASE("cuda.chained_calls_on_one_stream.short") {
+  // Rounds of four short calls (rows of 32 -> those sums as 32 rows x 64 columns -> two
+  // segments of those -> the whole of those two), each round on a new input and overwriting the
+  // buffers the round before it read.
   const preduce::queue q(0);
   constexpr int rounds = 64;
   constexpr std::size_t rows = 2048, cols = 32, grid_rows = 32, grid_cols = 64;
@@ -108,8 +112,7 @@ TEST_CASE("cuda.chained_calls_on_one_stream") {
   }
   q.synchronize();
   const auto got = totals.to_host();
-  // The last round's intermediates are still in their buffers: check them too.
-  const auto last_columns = column_sums.to_host();
+  const auto last_columns = column_sums.to_host();  // the last round's, still in their buffer
   for (int k = 0; k < rounds; ++k) {
     // Small integers: every partial sum is exact in float, so any order gives these values.
     std::vector<double> r(rows, 0.0), c(grid_cols, 0.0);
@@ -122,5 +125,31 @@ TEST_CASE("cuda.chained_calls_on_one_stream") {
     if (k == rounds - 1) {
       for (std::size_t j = 0; j < grid_cols; ++j) CHECK(last_columns[j] == float(c[j]));
     }
+  }
+}
+
+TEST_CASE("cuda.chained_calls_on_one_stream.long") {
+  // Rounds of a long call (16 rows of 2^18: several microseconds) and a short one over its 16
+  // results, the intermediate poisoned (all bytes 0x7f) on the stream before each round.
+  const preduce::queue q(0);
+  auto stream = static_cast<cudaStream_t>(q.native_handle());
+  constexpr int rounds = 16;
+  constexpr std::size_t rows = 16, cols = std::size_t(1) << 18;
+  const auto x = test::make_data<float>(test::data::small_integers, rows * cols, test::seed_for<float>("cuda.chained.long", rows * cols, 0),
+                                        test::exact_magnitude<float>(rows * cols, false));
+  const preduce::device_buffer<float> d_x(q, x);
+  preduce::device_buffer<float> row_sums(q, rows), totals(q, rounds);
+  for (int k = 0; k < rounds; ++k) {
+    cuda_ok(cudaMemsetAsync(row_sums.data(), 0x7f, rows * sizeof(float), stream));
+    preduce::reduce_rows(q, d_x.data(), rows, cols, row_sums.data(), preduce::plus<>{});
+    preduce::reduce_async(q, row_sums.data(), rows, totals.data() + k, preduce::plus<>{});
+  }
+  q.synchronize();
+  double total = 0.0;  // exact: the magnitude keeps every partial sum an integer below 2^24
+  for (float v : x) total += v;
+  const auto got = totals.to_host();
+  for (int k = 0; k < rounds; ++k) {
+    CAPTURE(k);
+    CHECK(got[k] == float(total));
   }
 }
