@@ -7,6 +7,7 @@
 // operators on the element types of that width, and runs them on the shapes of its part.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -77,15 +78,16 @@ constexpr part part_of(const detail::request& r) {
 //! the longest unit (binned_sums arrays narrow) took 232 s and the whole build 241 s.
 enum class width : unsigned char { narrow, wide };
 
+//! The width of an element of `bytes` bytes: narrow up to 2 bytes, wide from 4.
+constexpr width width_of_bytes(std::size_t bytes) { return bytes <= 2 ? width::narrow : width::wide; }
+
 template <class T>
 constexpr width width_of_type() {
-  return sizeof(T) <= 2 ? width::narrow : width::wide;
+  return width_of_bytes(sizeof(T));
 }
 
 //! The width whose translation unit compiles r's input type.
-constexpr width width_of(const detail::request& r) {
-  return detail::dtype_size(r.in) <= 2 ? width::narrow : width::wide;
-}
+constexpr width width_of(const detail::request& r) { return width_of_bytes(detail::dtype_size(r.in)); }
 
 constexpr bool is_binned(group g) {
   return g == group::binned_sums || g == group::binned_dots || g == group::binned_moments_float ||

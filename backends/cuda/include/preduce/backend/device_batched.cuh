@@ -17,5 +17,9 @@ inline unsigned ceil_log2(std::uint64_t x) {
   return k;
 }
 
+//! ceil(x / 2^k): the row steps each of 2^k warps takes of x, the tiles of 2^k warp columns
+//! that cover x of them, the items each of 2^k lanes takes of a row's x.
+inline std::uint64_t ceil_shift(std::uint64_t x, unsigned k) { return (x + (std::uint64_t(1) << k) - 1) >> k; }
+
 }  // namespace backend
 }  // namespace preduce

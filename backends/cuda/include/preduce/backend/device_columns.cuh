@@ -563,11 +563,6 @@ inline std::uint64_t column_row_steps(std::uint64_t rows, unsigned lanes_log2) {
   return rows > side ? (rows + side - 1) / side : 1;
 }
 
-//! The row steps each of 2^groups_log2 warps on a column takes of a tile's `steps`.
-inline std::uint64_t warp_row_steps(std::uint64_t steps, unsigned groups_log2) {
-  return (steps + (std::uint64_t(1) << groups_log2) - 1) >> groups_log2;
-}
-
 //! One block per column tile and no row splits, for inputs whose one-round tiles exceed a wave
 //! (plan_small_columns): of the plans with at most most_tiles tiles (lanes per row 1..32, 1..8
 //! warps across a tile) whose warps take at most column_small_steps row steps, the one with the
@@ -583,10 +578,10 @@ inline bool plan_half_wave_columns(std::uint64_t rows, std::uint64_t cols, std::
   for (unsigned k = 0; k <= top_log2; ++k) {
     const unsigned lanes_log2 = widest ? top_log2 - k : k;
     const std::uint64_t steps = column_row_steps(rows, lanes_log2);
-    const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
+    const std::uint64_t warp_columns = ceil_shift(vectors, lanes_log2);
     for (unsigned across_log2 = 0; across_log2 <= most_across_log2; ++across_log2) {
-      const std::uint64_t per_warp = warp_row_steps(steps, most_across_log2 - across_log2);
-      const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
+      const std::uint64_t per_warp = ceil_shift(steps, most_across_log2 - across_log2);
+      const std::uint64_t tiles = ceil_shift(warp_columns, across_log2);
       if (per_warp < fewest && tiles <= most_tiles) {
         fewest = per_warp;
         p = column_plan{lanes_log2, across_log2, tiles, 1, rows};
@@ -615,13 +610,13 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
   for (unsigned lanes_log2 = widest_log2 + 1; lanes_log2-- > 0;) {
     const std::uint64_t steps = column_row_steps(rows, lanes_log2);
     unsigned groups_log2 = 0;
-    while (groups_log2 < most_groups_log2 && warp_row_steps(steps, groups_log2) > warp_steps) ++groups_log2;
-    const std::uint64_t per_warp = warp_row_steps(steps, groups_log2);
+    while (groups_log2 < most_groups_log2 && ceil_shift(steps, groups_log2) > warp_steps) ++groups_log2;
+    const std::uint64_t per_warp = ceil_shift(steps, groups_log2);
     if (per_warp > column_rows_in_flight && lanes_log2 > 0) continue;  // narrower warps cover more rows
     if (per_warp > column_small_steps) return false;
-    const std::uint64_t warp_columns = (vectors + (std::uint64_t(1) << lanes_log2) - 1) >> lanes_log2;
+    const std::uint64_t warp_columns = ceil_shift(vectors, lanes_log2);
     const unsigned across_log2 = most_groups_log2 - groups_log2;  // warps past the columns idle
-    const std::uint64_t tiles = (warp_columns + (std::uint64_t(1) << across_log2) - 1) >> across_log2;
+    const std::uint64_t tiles = ceil_shift(warp_columns, across_log2);
     // Narrower warps only make more tiles.
     if (tiles > wave_blocks) return plan_half_wave_columns(rows, cols, C, widest, wave_blocks / 2, p);
     p = column_plan{lanes_log2, across_log2, tiles, 1, rows};
@@ -669,7 +664,7 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
   if constexpr (Vector && sizeof(Acc) <= 16) {
     if (small && small_form) {
       // The row steps a warp takes under the plan.
-      const std::uint64_t per_warp = warp_row_steps(column_row_steps(rows, p.lanes_log2), floor_log2(block_warps) - p.across_log2);
+      const std::uint64_t per_warp = ceil_shift(column_row_steps(rows, p.lanes_log2), floor_log2(block_warps) - p.across_log2);
       auto small_kernel = reduce_small_columns_kernel<block_threads, column_rows_in_flight, false, Reducer, Source>;
       unsigned long long* slots = nullptr;
       unsigned* counters = nullptr;
@@ -711,7 +706,7 @@ void launch_columns(detail::queue_state& s, const Reducer& red, const Source& sr
       p.across_log2 = floor_log2(block_warps) - floor_log2(k);
       p.splits = 1;
     }
-    p.tiles = (warp_columns + (std::uint64_t(1) << p.across_log2) - 1) >> p.across_log2;
+    p.tiles = ceil_shift(warp_columns, p.across_log2);
     p.split_rows = (rows + p.splits - 1) / p.splits;
   }
 

@@ -549,10 +549,10 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
             return enqueue_small_rows(s, red, src, rows, cols, small_log2, out, out_stride, o.warp);
           lanes_log2 = small_log2;
         }
-        const unsigned per = unsigned((items + (1u << lanes_log2) - 1) >> lanes_log2);
+        const unsigned per = unsigned(ceil_shift(items, lanes_log2));
         const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads >> lanes_log2);
-        launch(s, reduce_staged_rows_kernel<block_threads, Reducer, Source>, grid, block_threads,
-               "reduce_rows: launching the staged-row kernel", red, src, rows, cols, lanes_log2, per, out, out_stride, o.warp);
+        launch(s, kernel, grid, block_threads, "reduce_rows: launching the staged-row kernel", red, src, rows, cols, lanes_log2, per,
+               out, out_stride, o.warp);
         return;
       }
     }
@@ -564,7 +564,7 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
     };
     const auto short_shape_for = [&](std::uint64_t per) {
       const unsigned lanes_log2 = lanes_for(per);
-      const unsigned per_log2 = ceil_log2((items + (1u << lanes_log2) - 1) >> lanes_log2);
+      const unsigned per_log2 = ceil_log2(ceil_shift(items, lanes_log2));
       return short_shape{lanes_log2, per_log2, std::uint64_t(block_threads >> lanes_log2) * (row_items_in_flight >> per_log2)};
     };
     constexpr auto kernel = reduce_short_rows_kernel<block_threads, Reducer, Source>;
