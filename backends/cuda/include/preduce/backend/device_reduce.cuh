@@ -397,9 +397,9 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
       const std::uint64_t head = vector_head(source, n);
       const bool whole_vectors = vectorized && head == 0 && n % elements_per_vector<View>() == 0;
       using Src = std::decay_t<decltype(source)>;
-      const auto kernel = n > per_round       ? reduce_one_block_kernel<B, most_rounds, false, Reducer, Src>
-                          : whole_vectors     ? reduce_one_block_kernel<B, 1, vectorized, Reducer, Src>
-                                              : reduce_one_block_kernel<B, 1, false, Reducer, Src>;
+      const auto kernel = n > per_round ? reduce_one_block_kernel<B, most_rounds, false, Reducer, Src>
+                          : whole_vectors ? reduce_one_block_kernel<B, 1, vectorized, Reducer, Src>
+                                          : reduce_one_block_kernel<B, 1, false, Reducer, Src>;
       launch(s, kernel, 1, B, "reduce: launching the reduction kernel", red, source, n, head, d_out);
       return;
     }

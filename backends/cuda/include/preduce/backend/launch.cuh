@@ -3,12 +3,12 @@
 //
 // On devices of compute capability 9.0 and up every kernel is launched with programmatic stream
 // serialization (programmatic dependent launch): the next kernel on the queue's stream may be
-// launched while this one runs, and its blocks then wait (begin_after_prior_grid) until this
-// grid has finished and its writes are visible. So a kernel's launch (the grid's setup, its
-// blocks' placement, their parameters) overlaps the kernel before it instead of following it:
-// back-to-back calls on one stream, as in a pipeline or a CUDA graph, lose most of the gap
-// between kernels. A kernel
-// whose predecessor is not a kernel (a copy, a memset, an event wait) starts after it as usual.
+// launched while this one runs, and its blocks then wait (begin_after_prior_grid) until this grid
+// has finished and its writes are visible. So a kernel's launch (the grid's setup, its blocks'
+// placement, their parameters) overlaps the kernel before it instead of following it: back-to-back
+// calls on one stream, as in a pipeline or a CUDA graph, lose most of the gap between kernels. A
+// kernel whose predecessor is not a kernel (a copy, a memset, an event wait) starts after it as
+// usual.
 //
 // The rule every kernel launched this way keeps: begin_after_prior_grid comes before its first
 // access to global memory, reads and writes alike (what it reads may be written by the kernel
@@ -27,17 +27,19 @@ namespace backend {
 
 //! What every kernel launched by launch() does first, before its first access to global memory:
 //! lets the next kernel on the stream be launched (once every block of this grid has done so or
-//! exited), then waits until the grid before it has finished and its writes are visible. Both
-//! are no-ops for an ordinary launch and on devices before compute capability 9.0. Letting the
-//! next grid launch before the wait, not after it, starts its launch while this grid still
-//! waits for the one before: H200, reduce_segments over the bench's heavy-tailed layouts, f32, a graph of
-//! 64 calls, us a call, sum / argmax (probe of 2026-11-27; CUB's DeviceSegmentedReduce 1.40 /
-//! 1.50 and 1.82 / 2.00 in the same run): 2^10 without overlap 1.59 / 1.70, wait first 1.30 /
-//! 1.43, allow first 1.20 / 1.34; 2^12 2.01 / 2.22, 1.73 / 1.95, 1.60 / 1.81; 2^16 2.98 / 3.74,
-//! 2.53 / 3.55, 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. No grid
-//! waits on one launched after it, and the next grid launches only once all of this one's
-//! blocks have started, so the blocks waiting here never hold a place a block of an earlier grid
-//! still needs.
+//! exited), then waits until the grid before it has finished and its writes are visible. Both are
+//! no-ops for an ordinary launch and on devices before compute capability 9.0. Letting the next
+//! grid launch before the wait, not after it, starts its launch while this grid still waits for the
+//! one before: H200, reduce_segments over the bench's heavy-tailed layouts, f32, a graph of 64
+//! calls, us a call, sum / argmax (probe of 2026-11-27; CUB's DeviceSegmentedReduce 1.40 / 1.50 and
+//! 1.82 / 2.00 in the same run): 2^10 without overlap 1.59 / 1.70, wait first 1.30 / 1.43, allow
+//! first 1.20 / 1.34; 2^12 2.01 / 2.22, 1.73 / 1.95, 1.60 / 1.81; 2^16 2.98 / 3.74, 2.53 / 3.55,
+//! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. Large inputs have not
+//! been timed with and without the overlap on one card (argmax over columns of 32 at 2^28 read
+//! 84.6% of the ceiling in the first run with it, 85.8-86.0% in earlier runs without: the
+//! performance log). No grid waits on one launched after it, and the next grid launches only once
+//! all of this one's blocks have started, so the blocks waiting here never hold a place a block of
+//! an earlier grid still needs.
 __device__ __forceinline__ void begin_after_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
