@@ -6,6 +6,9 @@
 # bench.txt, bench.json. On a lent machine of four GPUs (64 cores) all of it fits one 600 s call
 # (git b30c675: build 241 s, then the suite, the tools and the bench side by side); on one GPU's
 # 16 cores the build alone takes most of a call.
+# The device tool brings back at most 8 files from $OUT and these are 7: a command that adds its
+# own runs after this script should leave them in $OUT as one archive (tar), or summary.txt and
+# others are left behind (as at git 3873676).
 #   STAGES="build sass test sanitize bench"  the stages to run (default: all; sass counts the
 #                                       library's vector loads, shuffles and spills: ~2 minutes)
 #   BUILD_TARGETS="preduce-bench"       build only these targets (default: everything)
