@@ -41,7 +41,8 @@ inline std::uint64_t workers(const detail::queue_state& s) {
 
 inline int league_for(std::uint64_t items) { return int(items < std::uint64_t(max_league) ? items : std::uint64_t(max_league)); }
 
-inline std::uint64_t divide_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+//! ceil(a / b); on the host and in kernels (rows_by_vector's chunk count).
+KOKKOS_INLINE_FUNCTION std::uint64_t divide_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 //! Folds src[first + j] for j < count, lifted with index index0 + j, as a nested reduction over
 //! `range` (a TeamThreadRange or ThreadVectorRange of count iterations). Every thread (lane)
