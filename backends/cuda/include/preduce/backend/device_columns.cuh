@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(BlockThreads, column_min_blocks<typename Reduc
     reduce_columns_kernel(Reducer red, Source src, std::uint64_t rows, std::uint64_t cols, column_plan p,
                           typename Reducer::acc_type* partials, unsigned* counters, typename Reducer::result_type* out,
                           std::uint64_t out_stride, warp_algorithm w) {
-  begin_after_prior_grid();
+  wait_for_prior_grid();  // the next grid launches as this one's blocks exit (launch.cuh's evidence)
   using I = std::uint64_t;
   using Acc = typename Reducer::acc_type;
   constexpr int C = column_loader<Source>::columns;

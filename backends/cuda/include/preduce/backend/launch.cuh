@@ -10,9 +10,10 @@
 // kernel whose predecessor is not a kernel (a copy, a memset, an event wait) starts after it as
 // usual.
 //
-// The rule every kernel launched this way keeps: begin_after_prior_grid comes before its first
-// access to global memory, reads and writes alike (what it reads may be written by the kernel
-// before it, and what it writes may still be read there).
+// The rule every kernel launched this way keeps: begin_after_prior_grid (or, in a kernel that
+// streams a large input, wait_for_prior_grid) comes before its first access to global memory,
+// reads and writes alike (what it reads may be written by the kernel before it, and what it
+// writes may still be read there).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,15 +35,30 @@ namespace backend {
 //! calls, us a call, sum / argmax (probe of 2026-11-27; CUB's DeviceSegmentedReduce 1.40 / 1.50 and
 //! 1.82 / 2.00 in the same run): 2^10 without overlap 1.59 / 1.70, wait first 1.30 / 1.43, allow
 //! first 1.20 / 1.34; 2^12 2.01 / 2.22, 1.73 / 1.95, 1.60 / 1.81; 2^16 2.98 / 3.74, 2.53 / 3.55,
-//! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. Large inputs have not
-//! been timed with and without the overlap on one card (argmax over columns of 32 at 2^28 read
-//! 84.6% of the ceiling in the first run with it, 85.8-86.0% in earlier runs without: the
-//! performance log). No grid waits on one launched after it, and the next grid launches only once
-//! all of this one's blocks have started, so the blocks waiting here never hold a place a block of
-//! an earlier grid still needs.
+//! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. At 2^28 it is the
+//! columns kernel's cost (wait_for_prior_grid). No grid waits on one launched after it, and the
+//! next grid launches only once all of this one's blocks have started, so the blocks waiting here
+//! never hold a place a block of an earlier grid still needs.
 __device__ __forceinline__ void begin_after_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+//! begin_after_prior_grid without letting the next grid launch early: that happens as this grid's
+//! blocks exit. For reduce_columns_kernel, which letting the next grid launch at its start made
+//! slower on large inputs (why was not measured; the next grid's blocks then wait on the SMs, as
+//! many as there is room for, while this one still streams). H100, f32, 2^28 elements, a graph of 8
+//! calls, us a call, three runs of each form interleaved (probe of 2026-11-27), next grid allowed
+//! at the start -> as blocks exit: argmax over columns of 32 435.9-437.1 -> 434.3-434.4, of 256
+//! 363.4-364.1 -> 363.0-363.4, of 4096 360.2-361.0 -> 357.0-358.0; sums over columns of 4096
+//! 350.3-351.0 -> 348.5-348.8, of 32 and 256 within 0.3%. The other kernels keep
+//! begin_after_prior_grid: in the same runs the whole-array sum was faster with it (342.0 against
+//! 342.6-343.4), and argmax over rows of 4096 and sums over rows of 32 took the same time either
+//! way (within 0.2%).
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
