@@ -49,14 +49,16 @@ __device__ __forceinline__ void begin_after_prior_grid() {
 //! begin_after_prior_grid without letting the next grid launch early: that happens as this grid's
 //! blocks exit. For reduce_columns_kernel, which letting the next grid launch at its start made
 //! slower on large inputs (why was not measured; the next grid's blocks then wait on the SMs, as
-//! many as there is room for, while this one still streams). H100, f32, 2^28 elements, a graph of 8
-//! calls, us a call, three runs of each form interleaved (probe of 2026-11-27), next grid allowed
-//! at the start -> as blocks exit: argmax over columns of 32 435.9-437.1 -> 434.3-434.4, of 256
-//! 363.4-364.1 -> 363.0-363.4, of 4096 360.2-361.0 -> 357.0-358.0; sums over columns of 4096
-//! 350.3-351.0 -> 348.5-348.8, of 32 and 256 within 0.3%. The other kernels keep
-//! begin_after_prior_grid: in the same runs the whole-array sum was faster with it (342.0 against
-//! 342.6-343.4), and argmax over rows of 4096 and sums over rows of 32 took the same time either
-//! way (within 0.2%).
+//! many as there is room for, while this one still streams). f32, 2^28 elements, a graph of 8
+//! calls, us a call, three runs of each form interleaved (probes of 2026-11-27), next grid allowed
+//! at the start -> as blocks exit. H100: argmax over columns of 32 435.9-437.1 -> 434.3-434.4, of
+//! 256 363.4-364.1 -> 363.0-363.4, of 4096 360.2-361.0 -> 357.0-358.0; sums over columns of 4096
+//! 350.3-351.0 -> 348.5-348.8, of 32 and 256 within 0.3%. H200 (the two forms): argmax over columns
+//! of 4096 252.4-253.7 -> 249.6-251.2, sums 244.1-245.2 -> 240.9-241.7; columns of 32 and 256
+//! within 0.3% (argmax of 32: 318.3-320.0 -> 317.8-319.2). The other kernels keep
+//! begin_after_prior_grid: in the same H100 runs the whole-array sum was faster with it (342.0
+//! against 342.6-343.4), and argmax over rows of 4096 and sums over rows of 32 took the same time
+//! either way (within 0.2%); on the H200 all three were within 0.3% either way.
 __device__ __forceinline__ void wait_for_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
