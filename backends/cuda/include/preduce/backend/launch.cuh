@@ -10,8 +10,8 @@
 // kernel whose predecessor is not a kernel (a copy, a memset, an event wait) starts after it as
 // usual.
 //
-// The rule every kernel launched this way keeps: begin_after_prior_grid (or, in a kernel that
-// streams a large input, wait_for_prior_grid) comes before its first access to global memory,
+// The rule every kernel launched this way keeps: begin_after_prior_grid (or wait_for_prior_grid,
+// which does not let the next grid launch early) comes before its first access to global memory,
 // reads and writes alike (what it reads may be written by the kernel before it, and what it
 // writes may still be read there).
 #pragma once
@@ -35,10 +35,11 @@ namespace backend {
 //! calls, us a call, sum / argmax (probe of 2026-11-27; CUB's DeviceSegmentedReduce 1.40 / 1.50 and
 //! 1.82 / 2.00 in the same run): 2^10 without overlap 1.59 / 1.70, wait first 1.30 / 1.43, allow
 //! first 1.20 / 1.34; 2^12 2.01 / 2.22, 1.73 / 1.95, 1.60 / 1.81; 2^16 2.98 / 3.74, 2.53 / 3.55,
-//! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. At 2^28 it is the
-//! columns kernel's cost (wait_for_prior_grid). No grid waits on one launched after it, and the
-//! next grid launches only once all of this one's blocks have started, so the blocks waiting here
-//! never hold a place a block of an earlier grid still needs.
+//! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. At 2^28 the early start
+//! made the columns kernel up to 1.3% slower, and it alone waits without it (wait_for_prior_grid).
+//! No grid waits on one launched after it, and the next grid launches only once all of this one's
+//! blocks have started, so the blocks waiting here never hold a place a block of an earlier grid
+//! still needs.
 __device__ __forceinline__ void begin_after_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
