@@ -284,7 +284,11 @@ constexpr std::uint64_t column_arg_split_blocks = 64;
 //! -13% to +14% with no trend): argmax columns of 262144 at 2^22 / 2^24 24.77 / 91.46 -> 20.36 /
 //! 54.44, columns of 4096 at 2^20 / 2^22 17.84 / 22.88 -> 14.05 / 20.44. At 2^28 (read ceiling 3073
 //! GB/s) argmax over columns of 32 / 256 / 4096 / 262144 ran at 91.4 / 97.6 / 98.1 / 96.5% of the
-//! ceiling: the inlined loop's slowdown (a third at columns of 32) is not there.
+//! ceiling: the inlined loop's slowdown (a third at columns of 32) is not there. But on an H200 the
+//! call's saved registers spilled into the main loop's first round: argmax over columns of 32 at
+//! 2^28 took 304.4-305.4 us at git ce34713 and 313.7-314.7 at 48aec82, which brought this fold
+//! (bisection of 2026-11-27, graph of 8 calls); fold_column_rows' unpredicated first round took
+//! the spill away.
 template <class Acc>
 __host__ __device__ constexpr int column_splits_in_flight() {
   constexpr int fit = int(128 / sizeof(Acc));
