@@ -257,7 +257,7 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
 //! With the first round predicated for every lane, ptxas (sm_90) spilled 52 bytes in
 //! reduce_columns_kernel<argmax, f32, 16-byte loads> at its 64 registers, and the spill sat in
 //! that round: the first row's vector went to local memory as soon as it was loaded, so the lane
-//! waited out that load before issuing the round's others. Peeled: no spill (and 98 registers
+//! waited out that load before issuing the round's last loads. Peeled: no spill (and 98 registers
 //! instead of 108 for the deep f32 sum kernel). H200, f32, 2^28 elements, a graph of 8 calls, us
 //! a call, three runs of each interleaved (probe of 2026-11-27), argmax over columns of 32 / 256 /
 //! 4096 316.0-317.6 / 252.2-253.1 / 244.0-246.8 -> 305.3-305.6 / 245.6-246.6 / 240.7-241.0; sums
