@@ -513,8 +513,9 @@ void enqueue_small_rows(detail::queue_state& s, const Reducer& red, const Source
 //!   otherwise                            aligned rows of exactly one round of a block
 //!                                        (round_row_vectors), under `automatic`:
 //!                                        reduce_round_rows_kernel; else
-//!                                        reduce_row_tiles_kernel, tiles = ceil(resident blocks
-//!                                        / rows), each at least row_tile_min_bytes
+//!                                        reduce_row_tiles_kernel, tiles = row_tile_waves
+//!                                        waves of blocks / rows, up to a power of two, each at
+//!                                        least row_tile_min_bytes, of whole 128-byte lines
 template <class Reducer, class Source>
 void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
                   typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
@@ -598,10 +599,11 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
   // Tiles per row for the row-tile kernel: 1 for many rows of block_row_min_bytes or more whose
   // lanes combine in one instruction (has_fused_shuffle: a block per row); a warp per row for
   // other many rows.
+  constexpr std::uint64_t elem_bytes = sizeof(typename Source::value_type);
   std::uint64_t tiles = 1;
   if (rows >= slots.warps / warp_rows_divisor) {
     bool block_per_row = false;
-    if constexpr (has_fused_shuffle<Reducer, Acc>()) block_per_row = cols * sizeof(typename Source::value_type) >= block_row_min_bytes;
+    if constexpr (has_fused_shuffle<Reducer, Acc>()) block_per_row = cols * elem_bytes >= block_row_min_bytes;
     if (!block_per_row) {
       const unsigned grid = grid_for(s.sm_count, s.cc_major, rows, block_threads / warp_threads);
       with_loadable(src, [&](const auto& source) {
@@ -618,16 +620,21 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
         return;
       }
     }
-    // Few long rows: tiles of whole vectors (so every tile of an aligned row starts aligned).
-    const std::uint64_t elem_bytes = sizeof(typename Source::value_type);
+    // Few long rows: row_tile_waves waves of tiles (row_tile_waves' evidence).
     const std::uint64_t min_tile = (row_tile_min_bytes + elem_bytes - 1) / elem_bytes;
-    tiles = (slots.blocks + rows - 1) / rows;
+    tiles = std::uint64_t(1) << ceil_log2((row_tile_waves * slots.blocks + rows - 1) / rows);
     const std::uint64_t most = cols / min_tile;
     if (tiles > most) tiles = most;
     if (tiles < 1) tiles = 1;
   }
+  // Tiles of whole vectors and 128-byte lines (of elements whose size divides 128): every tile of
+  // a row starts as the row does, on a vector where the row is aligned and with its first sector
+  // whole where the row's is.
+  constexpr std::uint64_t vector = elements_per_vector<Source>();
+  constexpr std::uint64_t by_bytes = 128 % elem_bytes == 0 ? 128 / elem_bytes : 1;
+  constexpr std::uint64_t line = by_bytes % vector == 0 ? by_bytes : by_bytes * vector;
   std::uint64_t tile_len = (cols + tiles - 1) / tiles;
-  if constexpr (L::vectorized) tile_len = (tile_len + L::width - 1) / L::width * L::width;
+  tile_len = (tile_len + line - 1) / line * line;
   tiles = (cols + tile_len - 1) / tile_len;
   Acc* partials = nullptr;
   unsigned* counters = nullptr;

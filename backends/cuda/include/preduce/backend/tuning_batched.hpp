@@ -100,9 +100,26 @@ constexpr std::uint64_t small_staged_row_vectors = 2;
 //! Long rows get a warp each when there are at least resident warps / this many rows: half the
 //! warps busy, each with 4 x 16 bytes in flight per lane, still keeps ~64 KiB in flight per SM,
 //! about 3x what Little's law asks of HBM3e (4.4 TB/s x ~0.6 us / 132 SMs ~ 20 KiB). Fewer rows
-//! are split into tiles of at least row_tile_min_bytes, one block per tile, about one wave.
+//! are split into tiles of at least row_tile_min_bytes, one block per tile.
 constexpr std::uint64_t warp_rows_divisor = 2;
 constexpr std::uint64_t row_tile_min_bytes = std::uint64_t(64) << 10;
+//! Few long rows: tiles a row for about this many waves of batched blocks in all (rounded up to
+//! a power of two, at most the row_tile_min_bytes tiles a row holds), each tile a whole number of
+//! 128-byte lines. Until 2026-11-27 the tiles filled about one wave, of whole vectors: with 1024
+//! rows of 262144 f32 (2^28 in all) that was 2048 blocks, and the f32 argmax kernel fits 6 an SM,
+//! so 2.6 waves; with one row of 2^28, 1056 tiles of 254204 elements, which start 16 bytes off a
+//! 32-byte sector in turn. H200, a graph of 8 calls, us a call, two runs each interleaved (probe
+//! of that day; CUB's DeviceSegmentedReduce in the same process), the library before -> after, sum
+//! / argmax: 1024 rows of 262144 234.2-234.8 / 242.1-242.3 -> 232.9-233.5 / 235.2-235.7 (CUB 249.1
+//! / 242.0); 2048 rows of 131072 232.1-232.2 / 239.7-239.8 -> 233.3-233.4 / 235.4-235.5 (CUB 234.2
+//! / 238.9); one row of 2^28 246.1 / 275.2-275.8 -> 238.6-238.7 / 250.2-250.3; 256 rows of 262144
+//! (2^26) 63.7-63.8 / 65.7-65.9 -> 61.7-61.9 / 63.9-64.4. Variants in an earlier run of the same
+//! probe: tile counts that are not powers of two ran slower, even on 128-byte lines (1024 rows in 5
+//! tiles 240.5-240.7 / 243.7-243.9 against 8 tiles' 237.4-238.0 / 239.6-240.0; in whole-vector
+//! tiles, 3, 5, 6 and 12 tiles 240.2-245.5 / 243.0-247.0 against 4, 8 and 16 at 237.1-238.8 /
+//! 239.7-240.9); one row of 2^28 in one wave of 128-byte tiles, 239.0-239.2 / 265.6-266.2 (the
+//! sum faster than 8192 tiles in that run, argmax slower).
+constexpr std::uint64_t row_tile_waves = 4;
 
 //! Many long rows of at least this many bytes get a block per row instead of a warp per row
 //! when the reducer's lanes combine in one instruction (has_fused_shuffle: sums, min, max; the
