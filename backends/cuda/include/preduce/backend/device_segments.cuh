@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: one result per variable segment [offsets[i], offsets[i+1]). Two launches: the
-// offsets are checked on the device, then one merge-path kernel reduces every segment. Small
-// inputs (a few thousand segments, about 10^5 elements) take one launch instead, which checks
-// the offsets itself: there the time is the chain of dependent round trips, not the bandwidth.
+// offsets are checked on the device (the same kernel finds where each warp of the next one
+// starts), then one merge-path kernel reduces every segment. Small inputs (a few thousand
+// segments, about 10^5 elements) take one launch instead, which checks the offsets itself:
+// there the time is the chain of dependent round trips, not the bandwidth.
 // Up to 2^16 elements a warp or a block takes each segment (reduce_short_segments_kernel: two
 // round trips, offsets then elements, where the segments fit; blocks of 256 threads to 2^14
 // elements, of 512 above); above, one merge path over the blocks
@@ -82,14 +83,13 @@ __device__ inline std::uint64_t first_end_at_or_after(const offset_reader& off, 
   return lo;
 }
 
-//! Folds elements k0 .. k0 + n - 1 of a staged range (at: stage_range's) into `a`, in index
-//! order, element k0 + i lifted with index i; `a` holds nothing on entry. Reads the skewed copy
-//! a contiguous run at a time, so an element costs a shared-memory load and the fold.
-template <class Reducer, class Source, class T, int Skew, int Arrays>
-__device__ __forceinline__ typename Reducer::acc_type fold_staged_run(const Reducer& red, const Source& src,
-                                                                      const staged_array<T, Skew> (&at)[Arrays], unsigned k0,
-                                                                      unsigned n) {
-  auto a = red.identity();
+//! Calls first(p, 0) for element k0 of a staged range (at: stage_range's) and later(p, u, i)
+//! for each element k0 + i, 0 < i < n, in index order, where p[r][u] is the element in array r's
+//! copy: the skewed copy is read a contiguous run at a time (up to the next skew), so an element
+//! costs a shared-memory load. Requires: n >= 1.
+template <class T, int Skew, int Arrays, class First, class Later>
+__device__ __forceinline__ void walk_staged_run(const staged_array<T, Skew> (&at)[Arrays], unsigned k0, unsigned n, First&& first,
+                                                Later&& later) {
   for (unsigned i = 0; i < n;) {
     const T* p[Arrays];
     unsigned run = n - i;
@@ -100,12 +100,50 @@ __device__ __forceinline__ typename Reducer::acc_type fold_staged_run(const Redu
       run = m < run ? m : run;
     }
     unsigned u = 0;
-    if (i == 0) a = fold_element(red, a, stage_traits<Source>::read(src, p, u++), 0);
+    if (i == 0) first(p, u++);
 #pragma unroll 4
-    for (; u < run; ++u) a = fold_after_first(red, a, stage_traits<Source>::read(src, p, u), i + u);
+    for (; u < run; ++u) later(p, u, i + u);
     i += run;
   }
-  return a;
+}
+
+//! Folds elements k0 .. k0 + n - 1 of a staged range (at: stage_range's), in index order,
+//! element k0 + i lifted with index i, into the identity (walk_staged_run). Arg reducers keep the
+//! best value and its index in 32 bits (a stage holds fewer than 2^32 elements), a later
+//! element winning only when strictly better: a `better` test and two selects an element, where
+//! the 64-bit accumulator's fold took a third for the index's high word. H200, heavy-tailed f32
+//! segments at 2^28 (the bench's layout), a graph of 8 calls, us a call (probe of 2026-11-27):
+//! argmax 365.4-366.1 -> 353.0-353.7. Also measured: a test of NaN only in the element (`v` is
+//! NaN or beats `best`, which keeps the last NaN) and a search for the first NaN where the best
+//! is one: 355.3-356.3.
+template <class Reducer, class Source, class T, int Skew, int Arrays>
+__device__ __forceinline__ typename Reducer::acc_type fold_staged_run(const Reducer& red, const Source& src,
+                                                                      const staged_array<T, Skew> (&at)[Arrays], unsigned k0,
+                                                                      unsigned n) {
+  using Elements = const T* const (&)[Arrays];
+  if (n == 0) return red.identity();
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
+    using V = typename Reducer::value_reducer::acc_type;
+    const auto value = [&](Elements p, unsigned u) { return Reducer::lift(stage_traits<Source>::read(src, p, u), 0).value; };
+    V best{};
+    unsigned best_at = 0;
+    walk_staged_run(
+        at, k0, n, [&](Elements p, unsigned u) { best = value(p, u); },
+        [&](Elements p, unsigned u, unsigned i) {
+          const V v = value(p, u);
+          if (Reducer::better(v, best)) {
+            best = v;
+            best_at = i;
+          }
+        });
+    return {best, best_at};
+  } else {
+    auto a = red.identity();
+    walk_staged_run(
+        at, k0, n, [&](Elements p, unsigned u) { a = fold_element(red, a, stage_traits<Source>::read(src, p, u), 0); },
+        [&](Elements p, unsigned u, unsigned i) { a = fold_after_first(red, a, stage_traits<Source>::read(src, p, u), i); });
+    return a;
+  }
 }
 
 //! Folds elements k0 + j, k0 + j + stride, ... (below k0 + n) of a staged range into `a`, the
@@ -160,14 +198,63 @@ __device__ __forceinline__ void join_cut_piece(const Reducer& red, const typenam
   }
 }
 
-//! Requires: blockDim.x == BlockThreads; segments >= 1; check_offsets_kernel enqueued before it
-//! on the same stream; counters[0 .. warps) zero on entry (zero again on exit); pieces holds
-//! 2 * warps accumulators; a vectorized Source usable (else a scalar_view).
+//! The merge path's offset check, and where each of its warps starts (enqueued before
+//! reduce_segments_kernel). Split: warp v of this grid (and v + its warps, ...) writes starts[v]
+//! = first_end_at_or_after(off, base, segment_end_weight, v * D, 0, segments) for v in [0,
+//! split_warps], with base = offsets[0], units = offsets[segments] - base + segment_end_weight *
+//! segments and D = ceil(units / split_warps): the first segment of merge path warp v, which
+//! computes D the same way. The searches come first, so their chains of dependent loads overlap
+//! the other warps' check. Check: offsets[i] for i in [0, segments], a thread's i = t, t +
+//! threads, ... segment_check_offsets_in_flight at a time, all loaded before any is tested; on a
+//! violation (portable::offset_value_breaks) portable::record_bad_offset(status, i). Where the
+//! offsets break the contract, starts holds whatever the searches found (they end on any
+//! offsets), and the merge path reads none of it. Requires: blockDim.x == BlockThreads;
+//! split_warps >= 1; starts holds split_warps + 1 entries.
+template <int BlockThreads, class Off>
+__global__ void __launch_bounds__(BlockThreads)
+    check_and_split_segments_kernel(const Off* offsets, std::uint64_t segments, std::uint64_t n, std::uint64_t split_warps,
+                                    std::uint64_t* starts, device_status* status) {
+  begin_after_prior_grid();
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * BlockThreads;
+  const std::uint64_t t = std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x;
+  const offset_reader off{offsets, sizeof(Off) == 8};
+  if (t / warp_threads <= split_warps) {  // warp-uniform
+    const std::uint64_t base = off(0), units = off(segments) - base + segment_end_weight * segments;
+    const std::uint64_t D = (units + split_warps - 1) / split_warps;
+    for (std::uint64_t v = t / warp_threads; v <= split_warps; v += threads / warp_threads) {
+      const std::uint64_t s = first_end_at_or_after(off, base, segment_end_weight, v * D, 0, segments);
+      if (threadIdx.x % warp_threads == 0) starts[v] = s;
+    }
+  }
+  constexpr int in_flight = segment_check_offsets_in_flight;
+  for (std::uint64_t i0 = t; i0 <= segments; i0 += in_flight * threads) {
+    Off v[in_flight], before[in_flight];
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      const std::uint64_t i = i0 + k * threads;
+      if (i <= segments) {
+        v[k] = offsets[i];
+        before[k] = i > 0 ? offsets[i - 1] : Off(0);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      const std::uint64_t i = i0 + k * threads;
+      if (i <= segments && portable::offset_value_breaks(v[k], before[k], i, n)) portable::record_bad_offset(status, i);
+    }
+  }
+}
+
+//! Requires: blockDim.x == BlockThreads; segments >= 1; check_and_split_segments_kernel
+//! enqueued before it on the same stream, with split_warps = warps, writing starts;
+//! counters[0 .. warps) zero on entry (zero again on exit); pieces holds 2 * warps
+//! accumulators; a vectorized Source usable (else a scalar_view).
 //! Work (warps = gridDim.x * BlockThreads / 32, K = segment_end_weight, units = offsets[segments]
 //! - offsets[0] + K * segments, D = ceil(units / warps)): element e of the span (counted from
 //! offsets[0]) in segment s is unit e + K s, and segment s's end item takes the K units from
 //! offsets[s + 1] - offsets[0] + K s. Warp w takes units [w D, min(units, (w + 1) D)): the end
-//! items starting there (found by first_end_at_or_after) and the elements there. Complete
+//! items starting there (segments starts[w] .. starts[w + 1] - 1, as the check kernel found
+//! them) and the elements there. Complete
 //! segments (first element and end item in the range) go in rounds: a
 //! round takes the next k <= 32 of them whose elements fit the warp's stage
 //! (stage_elements<Source, segment_stage_bytes, segment_stage_skew>()), copies those elements
@@ -190,35 +277,38 @@ template <int BlockThreads, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
     reduce_segments_kernel(Reducer red, Source src, offset_reader off, std::uint64_t segments, typename Reducer::acc_type* pieces,
                            unsigned* counters, typename Reducer::result_type* out, std::uint64_t out_stride,
-                           const device_status* status, warp_algorithm w) {
-  begin_after_prior_grid();
+                           const device_status* status, const std::uint64_t* starts, warp_algorithm w) {
+  // The next grid launches as this one's blocks exit, not at its start: where that was the next
+  // call's check_and_split_segments_kernel, equal segments of 3000 f32 elements at 2^28 (a
+  // graph of 8 calls, us a call, plus / argmax; H200, probe of 2026-11-27) took 319.2 / 381.7
+  // against 265.1 / 276.2 (and 264.2 / 275.2 with the portable check, an ordinary launch, before
+  // it); why was not measured. The heavy-tailed layout 328.2 / 353.2 -> 330.6 / 350.6, equal
+  // segments of 100 316.4 / 409.4 -> 315.9 / 408.4.
+  wait_for_prior_grid();
   using Acc = typename Reducer::acc_type;
   using T = typename stage_traits<Source>::raw;
   constexpr int arrays = stage_traits<Source>::arrays;
   constexpr std::uint64_t stage_capacity = stage_elements<Source, segment_stage_bytes, segment_stage_skew>();
   constexpr std::uint64_t end_weight = segment_end_weight;
   __shared__ alignas(vector_bytes) unsigned char stages[BlockThreads / warp_threads][segment_stage_bytes];
-  // The check's verdict is loaded first and tested before the first element is read: the
-  // partition below reads only offsets[0 .. segments], so its loads wait for none of it (one
-  // dependent round trip fewer). H200, kernel alone, graph of 16 launches (probe of
-  // 2026-11-23, us, verdict tested first -> here): 2^10 heavy-tailed 7.13 -> 7.00, 2^14 8.28 ->
-  // 8.05, 2^16 8.49 -> 8.29; equal segments of 32 at 2^10 3.50 -> 3.33, 2^16 7.87 -> 7.69.
+  // The check's verdict, the warp's range (the check kernel's starts) and the span's ends load
+  // together, one round trip; the range is used only once the verdict has passed. The merge
+  // path's own search for its range, two chains of dependent offset loads, made the
+  // heavy-tailed sums 3% slower (evidence beside segment_check_offsets_in_flight).
   const unsigned check_failed = status->code;
   const unsigned lane = threadIdx.x % warp_threads;
   unsigned char* const stage = stages[threadIdx.x / warp_threads];
   const std::uint64_t warp = (std::uint64_t(blockIdx.x) * BlockThreads + threadIdx.x) / warp_threads;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * (BlockThreads / warp_threads);
+  const std::uint64_t s0 = starts[warp], next_start = starts[warp + 1];
   const std::uint64_t base = off(0), span_end = off(segments);
   const std::uint64_t units = span_end - base + end_weight * segments;
   const std::uint64_t D = (units + warps - 1) / warps;
   const std::uint64_t d0 = warp * D;
-  if (d0 >= units) return;  // warp-uniform
-  const std::uint64_t d1 = units - d0 < D ? units : d0 + D;
-  const std::uint64_t s0 = first_end_at_or_after(off, base, end_weight, d0, 0, segments);
+  if (d0 >= units || check_failed != 0) return;  // warp-uniform
   if (s0 == segments) return;  // d0 falls inside the last end item: nothing starts here
-  // End items start at least end_weight >= 1 units apart, so s1 <= s0 + D.
-  const std::uint64_t s1 =
-      d1 == units ? segments : first_end_at_or_after(off, base, end_weight, d1, s0, segments - s0 < D ? segments : s0 + D);
+  const std::uint64_t d1 = units - d0 < D ? units : d0 + D;
+  const std::uint64_t s1 = d1 == units ? segments : next_start;
   // The range's first element: segment s's first element is at unit off(s) - base + end_weight * s.
   const std::uint64_t b0 = off(s0);
   const bool carry_in = d0 > b0 - base + end_weight * s0;  // s0 started in an earlier warp
@@ -229,8 +319,6 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
   const std::uint64_t e1 = s1_started ? base + d1 - end_weight * s1 : b1;  // the range's end element
   const bool carry_out = s1_started && !(s1 == s0 && carry_in);
   const std::uint64_t c_begin = s0 + (carry_in ? 1 : 0), c_end = s1;  // complete segments
-
-  if (check_failed != 0) return;  // warp-uniform
 
   // The warp's work, in order: the carry-in piece, the rounds of complete segments, the
   // carry-out piece. Every fold from global memory goes through the one warp_fold below, which
@@ -497,10 +585,7 @@ __global__ void __launch_bounds__(BlockThreads)
     if (!__syncthreads_or(bad != ~0u)) return true;  // block-uniform
     atomicMin(&first_bad, bad);
     __syncthreads();
-    if (blockIdx.x == 0 && t == 0) {
-      atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
-      atomicMax(&control->status.position, ~(unsigned long long)first_bad);
-    }
+    if (blockIdx.x == 0 && t == 0) portable::record_bad_offset(&control->status, first_bad);
     return false;
   };
 
@@ -728,10 +813,7 @@ __global__ void __launch_bounds__(BlockThreads)
   if (__syncthreads_or(bad != ~0u)) {  // block-uniform
     atomicMin(&first_bad, bad);
     __syncthreads();
-    if (blockIdx.x == 0 && t == 0) {
-      atomicExch(&control->status.code, unsigned(errc::bad_offsets) + 1u);
-      atomicMax(&control->status.position, ~(unsigned long long)first_bad);
-    }
+    if (blockIdx.x == 0 && t == 0) portable::record_bad_offset(&control->status, first_bad);
     return;
   }
 
@@ -925,11 +1007,6 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   using twice_items = std::integral_constant<int, 2 * small_segment_items>;
   if (segments < small_segment_offsets && (small(half_items{}) || small(items_a_thread{}) || small(twice_items{}))) return;
 
-  // An ordinary launch: the portable check does not keep launch.cuh's rule (begin_after_prior_grid).
-  const unsigned check_grid = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
-  portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(offsets, segments, n, status);
-  check_cuda(cudaGetLastError(), "reduce_segments: launching the offset check");
-
   with_loadable(src, [&](const auto& source) {
     constexpr auto kernel = reduce_segments_kernel<block_threads, Reducer, std::decay_t<decltype(source)>>;
     const std::uint64_t wave = one_wave_blocks<kernel, block_threads>(s.sm_count);
@@ -937,10 +1014,19 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     const std::uint64_t wanted = (items + block_items - 1) / block_items;
     const unsigned grid = unsigned(wanted < wave ? wanted : wave);
     const std::uint64_t warps = std::uint64_t(grid) * (block_threads / warp_threads);
-    Acc* pieces = static_cast<Acc*>(s.scratch(2 * warps * sizeof(Acc)));
+    // The pieces, then the warps' starts: 2 * warps accumulators end on a multiple of 8 bytes
+    // (warps is a multiple of 4), where the 8-byte starts may begin.
+    static_assert(block_threads / warp_threads % 4 == 0, "starts follow the pieces 8-byte aligned");
+    Acc* pieces = static_cast<Acc*>(s.scratch(2 * warps * sizeof(Acc) + (warps + 1) * sizeof(std::uint64_t)));
+    std::uint64_t* starts = reinterpret_cast<std::uint64_t*>(pieces + 2 * warps);
     unsigned* counters = s.zeroed_counters(warps);
+    // A grid of many waves (grid_for's), each thread's offsets loaded at once; evidence beside
+    // segment_check_offsets_in_flight.
+    const unsigned check_grid = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
+    launch(s, check_and_split_segments_kernel<block_threads, Off>, check_grid, block_threads, "reduce_segments: launching the offset check",
+           offsets, std::uint64_t(segments), n, warps, starts, status);
     launch(s, kernel, grid, block_threads, "reduce_segments: launch", red, source, reader, segments, pieces, counters, out, out_stride,
-           status, o.warp);
+           status, starts, o.warp);
   });
 }
 

@@ -36,7 +36,8 @@ namespace backend {
 //! 1.82 / 2.00 in the same run): 2^10 without overlap 1.59 / 1.70, wait first 1.30 / 1.43, allow
 //! first 1.20 / 1.34; 2^12 2.01 / 2.22, 1.73 / 1.95, 1.60 / 1.81; 2^16 2.98 / 3.74, 2.53 / 3.55,
 //! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. At 2^28 the early start
-//! made the columns kernel up to 1.3% slower, and it alone waits without it (wait_for_prior_grid).
+//! made the columns kernel up to 1.3% slower and the segments' merge path up to 38%, and those two
+//! wait without it (wait_for_prior_grid).
 //! No grid waits on one launched after it, and the next grid launches only once all of this one's
 //! blocks have started, so the blocks waiting here never hold a place a block of an earlier grid
 //! still needs.
@@ -48,9 +49,10 @@ __device__ __forceinline__ void begin_after_prior_grid() {
 }
 
 //! begin_after_prior_grid without letting the next grid launch early: that happens as this grid's
-//! blocks exit. For reduce_columns_kernel, which letting the next grid launch at its start made
-//! slower on large inputs (why was not measured; the next grid's blocks then wait on the SMs, as
-//! many as there is room for, while this one still streams). f32, 2^28 elements, a graph of 8
+//! blocks exit. For reduce_segments_kernel (its evidence there) and reduce_columns_kernel, which
+//! letting the next grid launch at their start made slower on large inputs (why was not
+//! measured; the next grid's blocks then wait on the SMs, as many as there is room for, while
+//! this one still streams). Columns: f32, 2^28 elements, a graph of 8
 //! calls, us a call, three runs of each form interleaved (probes of 2026-11-27), next grid allowed
 //! at the start -> as blocks exit. H100: argmax over columns of 32 435.9-437.1 -> 434.3-434.4, of
 //! 256 363.4-364.1 -> 363.0-363.4, of 4096 360.2-361.0 -> 357.0-358.0; sums over columns of 4096

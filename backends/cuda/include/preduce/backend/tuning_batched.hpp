@@ -3,9 +3,9 @@
 // the measurement or the reasoning that chose it. Measured on an H200: row_items_in_flight,
 // staged_row_vectors, staged_row_blocks_per_sm, block_row_min_bytes, column_blocks_per_sm,
 // segment_stage_bytes, segment_lane_elements, segment_stage_skew, segment_skew_starts,
-// segment_end_weight, segment_blocks_per_sm; on an H100: small_row_items,
-// small_staged_row_vectors, column_small_steps, the small segments' constants. The others are
-// first choices from reasoning alone, to be swept with preduce-bench --shapes
+// segment_end_weight, segment_blocks_per_sm, segment_check_offsets_in_flight; on an H100:
+// small_row_items, small_staged_row_vectors, column_small_steps, the small segments' constants. The
+// others are first choices from reasoning alone, to be swept with preduce-bench --shapes
 // rows,columns,segments (bench/README.md).
 #pragma once
 
@@ -444,6 +444,20 @@ constexpr int segment_blocks_per_sm = 3;
 constexpr std::uint64_t segment_end_weight = 20;
 //! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
 constexpr std::uint64_t segment_min_items_per_warp = 256;
+//! Segments, the merge path's offset check (check_and_split_segments_kernel): offsets a thread
+//! loads before it tests any, on grid_for's grid (64 blocks an SM, several waves); the same
+//! kernel finds each merge-path warp's first segment, so reduce_segments_kernel reads its range
+//! instead of searching the offsets for it. H200, the bench's heavy-tailed f32 segments at 2^28
+//! (6.0M int64 offsets), a graph of 8 calls, us a call, plus / argmax (probes of 2026-11-27):
+//! the portable check (one offset a thread, an ordinary launch) and the search in the merge path
+//! 339.9-341.8 / 366.5-367.1; the search in this check, 4 offsets a thread 329.0-329.4 /
+//! 365.4-366.1 (and 329.0-330.1 / 352.9-353.9 with fold_staged_run's 32-bit index); with that
+//! fold, the check before the searches 331.8-332.1 / 355.9-356.4, and a grid of one wave (8
+//! blocks an SM) at 4 / 8 / 16 offsets a thread 419-427 / 384-386 / 336.5-336.8 plus, 407-423 /
+//! 431-444 / 354.0-354.2 argmax, although ncu (locked clocks) timed that check alone at 18-20 us
+//! (4 and 8) against 21-22 for this one and the portable one: why the calls were slower was not
+//! found.
+constexpr int segment_check_offsets_in_flight = 4;
 //! Segments, small inputs (reduce_segments_small_kernel, one launch that checks the offsets
 //! itself): fewer than small_segment_offsets segments (every block stages all offsets in shared
 //! memory, 4 bytes each: 16 KiB, and checks them all), whose elements plus segment ends fit
