@@ -160,6 +160,17 @@ TEST_CASE("bad_input.segment_offsets_long_inputs") {
     offsets[3217] = offsets[3216] - 1;
     check_bad(offsets, 3217, long_n);
   }
+  // More offsets than the CUDA check has threads (at most 64 blocks of 256 an SM: 2,162,688 on
+  // 132 SMs), so a thread tests several: the first bad one is reported, whichever thread meets it.
+  SUBCASE("3,000,000 segments, two decreasing") {
+    constexpr std::size_t many = 3000000;
+    const preduce::device_buffer<float> xs(q, test::make_data<float>(test::data::small_integers, many, 0xbad5ea, 64));
+    std::vector<std::int64_t> offsets(many + 1);
+    for (std::size_t i = 0; i <= many; ++i) offsets[i] = std::int64_t(i);
+    offsets[2900000] = offsets[2899999] - 1;
+    offsets[2500001] = offsets[2500000] - 1;
+    expect_bad_offsets(q, xs.data(), many, offsets, 2500001);
+  }
 }
 
 TEST_CASE("bad_input.size_overflow") {

@@ -208,7 +208,7 @@ __device__ __forceinline__ void join_cut_piece(const Reducer& red, const typenam
 //! threads, ... segment_check_offsets_in_flight at a time, all loaded before any is tested; on a
 //! violation (portable::offset_value_breaks) portable::record_bad_offset(status, i). Where the
 //! offsets break the contract, starts holds whatever the searches found (they end on any
-//! offsets), and the merge path reads none of it. Requires: blockDim.x == BlockThreads;
+//! offsets), and the merge path uses none of it. Requires: blockDim.x == BlockThreads;
 //! split_warps >= 1; starts holds split_warps + 1 entries.
 template <int BlockThreads, class Off>
 __global__ void __launch_bounds__(BlockThreads)

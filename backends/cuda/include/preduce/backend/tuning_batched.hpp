@@ -445,9 +445,10 @@ constexpr std::uint64_t segment_end_weight = 20;
 //! Segments: fewest items (elements + segment ends) per warp before a smaller grid is launched.
 constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! Segments, the merge path's offset check (check_and_split_segments_kernel): offsets a thread
-//! loads before it tests any, on grid_for's grid (64 blocks an SM, several waves); the same
-//! kernel finds each merge-path warp's first segment, so reduce_segments_kernel reads its range
-//! instead of searching the offsets for it. H200, the bench's heavy-tailed f32 segments at 2^28
+//! loads before it tests any, on grid_for's grid (up to 64 blocks an SM, several waves; more
+//! where the merge path's searches need them, enqueue_segments); the same kernel finds each
+//! merge-path warp's first segment, so reduce_segments_kernel reads its range instead of
+//! searching the offsets for it. H200, the bench's heavy-tailed f32 segments at 2^28
 //! (6.0M int64 offsets), a graph of 8 calls, us a call, plus / argmax (probes of 2026-11-27):
 //! the portable check (one offset a thread, an ordinary launch) and the search in the merge path
 //! 339.9-341.8 / 366.5-367.1; the search in this check, 4 offsets a thread 329.0-329.4 /
@@ -456,7 +457,9 @@ constexpr std::uint64_t segment_min_items_per_warp = 256;
 //! blocks an SM) at 4 / 8 / 16 offsets a thread 419-427 / 384-386 / 336.5-336.8 plus, 407-423 /
 //! 431-444 / 354.0-354.2 argmax, although ncu (locked clocks) timed that check alone at 18-20 us
 //! (4 and 8) against 21-22 for this one and the portable one: why the calls were slower was not
-//! found.
+//! found. All of these ran with the merge path still letting the next grid launch at its start,
+//! which slowed other layouts by up to 38% (reduce_segments_kernel's note): the one-wave grid
+//! has not been measured without that.
 constexpr int segment_check_offsets_in_flight = 4;
 //! Segments, small inputs (reduce_segments_small_kernel, one launch that checks the offsets
 //! itself): fewer than small_segment_offsets segments (every block stages all offsets in shared
