@@ -166,6 +166,23 @@ constexpr std::uint64_t group_row_min_bytes = std::uint64_t(4) * warp_threads * 
 //! kernel reads through ArgIndexInputIterator: LDG.E, not LDG.E.128), 237.89 against CUB's
 //! 237.01; the 4 warps' partials combined by one thread instead of a second warp reduction:
 //! equal.
+//! Probes of 2026-11-27 (H200s, f32 argmax over rows of 4096 at 2^28, graph of 8 calls, median of
+//! 6 replays, us; CUB and this kernel in every run; the runs' cards differed in speed by 1.5%, so
+//! compare within a run): the gap is a rate, not a fixed cost (2^26 / 2^27 / 2^28: this
+//! kernel 62.1 / 120.7 / 238.1, CUB 61.6 / 119.8 / 236.2). Sums through this kernel took 235.0,
+//! CUB's argmax 236.0, this kernel's argmax 237.9 (run A); in run A also: 8 warps a row, one round
+//! of loads, 237.5; a block of 128 a row 237.7; 8 blocks per SM (32 registers) 237.4; CUB's shape
+//! (a block of 256 a row, 16 scalar loads a thread, 8 blocks per SM) folding with `better` alone
+//! 236.9, the same launched without overlap 237.3, with a 32-bit index pair reduction 237.6. Run B
+//! (CUB 233.0, this kernel 234.6): ld.global.nc, ld.global, L1::no_allocate and both, 16-byte
+//! loads at 8 blocks per SM: 234.1-234.4 each. Run C (CUB 237.0, this kernel 238.7): a fold of
+//! about 2 ALU instructions an element instead of 7 (a max.NaN tree, then the first position
+//! holding the maximum), 238.2, against 238.1 for the same shape with fold_chunk: not the
+//! instructions. Shared-memory pipelines over a grid of one wave, so that loads stay in flight
+//! through each row's block reduction, were slower for sums too: run D (CUB 232.5, this kernel
+//! 234.2, its sums 231.0), a bulk copy (cp.async.bulk) a row a stage, 2-4 stages, argmax 242.0-
+//! 255.4, sums 234.2-234.8; run E (CUB 232.8, this kernel 234.5, sums 231.5), each thread's
+//! vectors through 16-byte cp.async, 2-4 stages, argmax 241.5-247.6, sums 242.0-245.7.
 constexpr int group_row_blocks_per_sm = 6;
 
 //! Columns: rows each lane loads (one vector of up to 4 columns per row) before folding any.
