@@ -26,6 +26,9 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), str
   backend::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
   backend::check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device),
                       "queue: reading the compute capability");
+  int l2 = 0;
+  backend::check_cuda(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "queue: reading the L2 size");
+  l2_bytes = std::size_t(l2);
   backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
   backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
   backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");

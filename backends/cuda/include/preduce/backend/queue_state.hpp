@@ -51,6 +51,7 @@ struct queue_state {
   bool owns_stream = false;
   int sm_count = 0;
   int cc_major = 0;  //!< compute capability, for the tuning table
+  std::size_t l2_bytes = 0;  //!< the device's L2 size (inputs larger than it are read evict_first)
 
   backend::control_block* control = nullptr;  //!< device memory
   void* pinned_result = nullptr;              //!< pinned host memory for results, as large as the slot

@@ -22,6 +22,54 @@ constexpr int vector_bytes = 16;
 //! a reduction.
 __device__ __forceinline__ uint4 load_vector(const void* p) { return __ldg(static_cast<const uint4*>(p)); }
 
+//! The L2 evict_first policy for loads (createpolicy, sm_80+; 0 before, which no load reads):
+//! for an input larger than the L2, which no later read can find there, so that its lines give
+//! way before those that will be read again (the results: store_result_kept). Only for such
+//! inputs: an input the L2 can hold keeps the plain load_vector, and the evict_normal policy is
+//! no substitute for it (rows of 4096 f32 at 2^28 through reduce_rows_by_group_kernel, argmax,
+//! H200, probe of 2026-11-27: 252.3-253.2 us under evict_normal against 231.0-231.2 under
+//! evict_first in one run; load_vector 234.5-234.6 in an earlier run whose CUB timings matched).
+__device__ __forceinline__ std::uint64_t l2_evict_first_policy() {
+  std::uint64_t policy = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#endif
+  return policy;
+}
+
+//! load_vector under an L2 eviction policy (l2_evict_first_policy; before sm_80, load_vector).
+//! Volatile, as the loads behind __ldg are to the compiler: none moves above the wait for the
+//! grid before (launch.cuh).
+__device__ __forceinline__ uint4 load_vector(const void* p, std::uint64_t policy) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint4 v;
+  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(policy));
+  return v;
+#else
+  (void)policy;
+  return load_vector(p);
+#endif
+}
+
+//! A plain array of T whose vector loads carry an L2 eviction policy (l2_evict_first_policy);
+//! made on the device from an array_source by the kernels that take the policy.
+template <class T>
+struct policy_array_source {
+  using value_type = T;
+  const T* x;
+  std::uint64_t policy;
+  __device__ T operator[](std::uint64_t i) const { return x[i]; }
+  __device__ const T* base() const { return x; }
+};
+
+//! Whether Source is a plain array (the kernels that take an L2 policy read those under it).
+template <class Source>
+struct is_array_source : std::false_type {};
+template <class T>
+struct is_array_source<detail::array_source<T>> : std::true_type {};
+
 //! How a source maps onto raw arrays for vector loads. The primary template is the scalar
 //! fallback (any source, element by element).
 template <class Source, class Enable = void>
@@ -42,6 +90,21 @@ struct chunk_loader<detail::array_source<T>, std::enable_if_t<vector_bytes % siz
   static bool usable(const source&) { return true; }
   __device__ static void load(const source& s, std::uint64_t i, element (&e)[width]) {
     const uint4 v = load_vector(s.x + i);
+    std::memcpy(e, &v, sizeof v);
+  }
+};
+
+//! A plain array of T read under its policy.
+template <class T>
+struct chunk_loader<policy_array_source<T>, std::enable_if_t<vector_bytes % sizeof(T) == 0>> {
+  using source = policy_array_source<T>;
+  using element = T;
+  static constexpr bool vectorized = true;
+  static constexpr int width = vector_bytes / int(sizeof(T));
+  static constexpr int loads_per_vector = 1;
+  static constexpr bool always_usable = true;
+  __device__ static void load(const source& s, std::uint64_t i, element (&e)[width]) {
+    const uint4 v = load_vector(s.x + i, s.policy);
     std::memcpy(e, &v, sizeof v);
   }
 };

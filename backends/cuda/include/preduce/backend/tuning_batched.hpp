@@ -153,8 +153,10 @@ constexpr std::uint64_t group_row_min_bytes = std::uint64_t(4) * warp_threads * 
 //! (62 for plus, 42 for argmax) and 5, probe above: rows of 3000 plus 257.0 / 240.2 / 239.4,
 //! argmax 258.8 / 259.8 / 245.6; rows of 1536 argmax 279.0 / 278.7 / 264.6; from 4096 up within
 //! 1%.
-//! CUB's DeviceSegmentedReduce::ArgMax stays 0.4-0.9% faster than this kernel over rows of 2048
-//! to 16384 (its sums are not). Probes of 2026-11-23 (H200, f32 argmax at 2^28, graph of 16
+//! Until 2026-11-27 CUB's DeviceSegmentedReduce::ArgMax stayed 0.4-0.9% faster than this kernel
+//! over rows of 2048 to 16384 (its sums did not); what closed it was where the results and the
+//! input sit in the L2 (evict_first loads, evict_last stores: evidence beside the kernel), after
+//! the probes below, which all stored their results plainly. Probes of 2026-11-23 (H200, f32 argmax at 2^28, graph of 16
 //! launches, us, this kernel / CUB in the same process, rows of 2048 / 4096 / 6144 / 8192 /
 //! 16384): 240.0 / 238.1, 238.9 / 237.0, 238.0 / 236.7, 238.1 / 236.9, 239.0 / 238.1. None of
 //! these closed the gap (rows of 4096, same runs): 8 blocks per SM (32 registers) 244.5 against
