@@ -2,10 +2,11 @@
 // preduce tests (cuda backend): the strategies reduce_rows picks only on shapes too large for the
 // shared suite: many rows of 8 KiB or more (more than half the resident warps of a large GPU),
 // which go 4 warps per row when aligned to 16 bytes (an odd row count leaves the last block half
-// empty; the rows of 16 KiB, 98 MB in all, are more than an H100's or H200's L2 and are read
-// under an evict_first policy, the 8 KiB ones, 49 MB, are not) and otherwise a block per row
-// under a sum, min or max and a warp per row under the others (4099 columns); and many short rows under arg reducers, staged through shared memory
-// when aligned (every grid-stride round, the last one partial).
+// empty; the rows of 16 KiB, 98 MB in all, are more than an H100's or H200's L2 and are read under
+// an evict_first policy, the 8 KiB ones, 49 MB, are not) and otherwise a block per row under a sum,
+// min or max and a warp per row under the others (4099 columns); and many short rows under arg
+// reducers, staged through shared memory when aligned (every grid-stride round, the last one
+// partial).
 #include "../../test_support.hpp"
 
 TEST_CASE_TEMPLATE("cuda.rows.many_long_rows", T, float, double, std::int32_t) {

@@ -54,14 +54,13 @@ __device__ __forceinline__ uint4 load_vector(const void* p, std::uint64_t policy
 }
 
 //! A plain array of T whose vector loads carry an L2 eviction policy (l2_evict_first_policy);
-//! made on the device from an array_source by the kernels that take the policy.
+//! made on the device from an array_source by the kernels that take the policy, and read only
+//! through its chunk_loader (vectors, no scalar head or tail).
 template <class T>
 struct policy_array_source {
   using value_type = T;
   const T* x;
   std::uint64_t policy;
-  __device__ T operator[](std::uint64_t i) const { return x[i]; }
-  __device__ const T* base() const { return x; }
 };
 
 //! Whether Source is a plain array (the kernels that take an L2 policy read those under it).

@@ -156,18 +156,17 @@ constexpr std::uint64_t group_row_min_bytes = std::uint64_t(4) * warp_threads * 
 //! Until 2026-11-27 CUB's DeviceSegmentedReduce::ArgMax stayed 0.4-0.9% faster than this kernel
 //! over rows of 2048 to 16384 (its sums did not); what closed it was where the results and the
 //! input sit in the L2 (evict_first loads, evict_last stores: evidence beside the kernel), after
-//! the probes below, which all stored their results plainly. Probes of 2026-11-23 (H200, f32 argmax at 2^28, graph of 16
-//! launches, us, this kernel / CUB in the same process, rows of 2048 / 4096 / 6144 / 8192 /
-//! 16384): 240.0 / 238.1, 238.9 / 237.0, 238.0 / 236.7, 238.1 / 236.9, 239.0 / 238.1. None of
-//! these closed the gap (rows of 4096, same runs): 8 blocks per SM (32 registers) 244.5 against
-//! 244.1 under events; whole rounds of 8 vectors a thread at 4 or 5 blocks per SM 238.47 /
-//! 238.49 against 238.61 (and 247.5 at rows of 2048, half a round); a thread's best kept as a
-//! float and a 32-bit in-row index, combined through one redux.sync for the index, 238.20
-//! against 238.88; that fold with a NaN-unaware compare 237.98, so the compare is not the cost;
-//! CUB's own shape, a block of 256 threads per row with 16 scalar 4-byte loads a thread (its
-//! kernel reads through ArgIndexInputIterator: LDG.E, not LDG.E.128), 237.89 against CUB's
-//! 237.01; the 4 warps' partials combined by one thread instead of a second warp reduction:
-//! equal.
+//! the probes below, which all stored their results plainly. Probes of 2026-11-23 (H200, f32 argmax
+//! at 2^28, graph of 16 launches, us, this kernel / CUB in the same process, rows of 2048 / 4096 /
+//! 6144 / 8192 / 16384): 240.0 / 238.1, 238.9 / 237.0, 238.0 / 236.7, 238.1 / 236.9, 239.0 / 238.1.
+//! None of these closed the gap (rows of 4096, same runs): 8 blocks per SM (32 registers) 244.5
+//! against 244.1 under events; whole rounds of 8 vectors a thread at 4 or 5 blocks per SM 238.47 /
+//! 238.49 against 238.61 (and 247.5 at rows of 2048, half a round); a thread's best kept as a float
+//! and a 32-bit in-row index, combined through one redux.sync for the index, 238.20 against 238.88;
+//! that fold with a NaN-unaware compare 237.98, so the compare is not the cost; CUB's own shape, a
+//! block of 256 threads per row with 16 scalar 4-byte loads a thread (its kernel reads through
+//! ArgIndexInputIterator: LDG.E, not LDG.E.128), 237.89 against CUB's 237.01; the 4 warps' partials
+//! combined by one thread instead of a second warp reduction: equal.
 //! Probes of 2026-11-27 (H200s, f32 argmax over rows of 4096 at 2^28, graph of 8 calls, median of
 //! 6 replays, us; CUB and this kernel in every run; the runs' cards differed in speed by 1.5%, so
 //! compare within a run): the gap is a rate, not a fixed cost (2^26 / 2^27 / 2^28: this
