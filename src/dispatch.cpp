@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the library's non-template entry points, the same for every backend. Each backend
-// supplies run_compiled<G, P, W> (one translation unit per group, part and width),
-// result_scratch and read_result.
+// supplies run_compiled<G, P, W> (one translation unit per group, part and width) and
+// portable::result_slot.
 #include <preduce/detail/request.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
 
@@ -43,10 +43,11 @@ void dispatch(const queue& q, const request& r) {
 }
 
 void dispatch_to_host(const queue& q, const request& r, void* host_out) {
+  portable::result_slot slot(q, r.function);
   request to_slot = r;
-  to_slot.out = portable::result_scratch(q, r.result_bytes);
+  to_slot.out = slot.device();
   dispatch(q, to_slot);
-  portable::read_result(q, host_out, to_slot.out, r.result_bytes);
+  slot.read(host_out, r.result_bytes);
 }
 
 }  // namespace detail

@@ -66,7 +66,7 @@ TEST_CASE("bad_input.overlap") {
   SUBCASE("reduce_async, output on the last element") {
     PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_async(q, x.data(), n, x.data() + n - 1, preduce::plus<>{}));
   }
-  SUBCASE("reduce_rows") { PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_rows(q, x.data(), 10, 100, x.data() + 995, preduce::plus<>{})); }
+  SUBCASE("reduce_rows") { PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_rows(q, x.data(), 10, 100, x.data() + 990, preduce::plus<>{})); }
   SUBCASE("reduce_columns, strided") {
     PREDUCE_CHECK_ERROR(errc::overlap, preduce::reduce_columns(q, x.data() + 500, 5, 100, preduce::strided(x.data() + 400, 5), preduce::plus<>{}));
   }
@@ -199,4 +199,106 @@ TEST_CASE("bad_input.zero_stride") {
   PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, preduce::reduce_rows(q, x.data(), 4, 250, preduce::strided(out.data(), 0), preduce::plus<>{}));
   q.synchronize();
   CHECK(out.untouched());
+}
+
+// Every size the front door forms is overflow-checked: extents, strides, segments + 1, and the
+// byte count of n, which must also leave the range inside the address space.
+TEST_CASE("bad_input.extents_that_wrap") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const auto host = input();
+  const preduce::device_buffer<float> x(q, host);
+  test::guarded_output<float> out(q, 4);
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  SUBCASE("rows of length 0, 2^62 of them") {
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_rows(q, x.data(), std::size_t(1) << 62, 0, out.data(), preduce::plus<>{}));
+  }
+  SUBCASE("an output stride that wraps below the output") {
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_rows(q, x.data(), 2, 4, preduce::strided(out.data(), max), preduce::plus<>{}));
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_rows(q, x.data(), 3, 4, preduce::strided(out.data(), max), preduce::plus<>{}));
+  }
+  SUBCASE("an output stride that wraps onto the input") {
+    PREDUCE_CHECK_ERROR(errc::size_overflow,
+                        preduce::reduce_rows(q, x.data(), 2, 4, preduce::strided(const_cast<float*>(x.data()) + 3, max), preduce::plus<>{}));
+  }
+  SUBCASE("a column stride of 2^62") {
+    PREDUCE_CHECK_ERROR(errc::size_overflow,
+                        preduce::reduce_columns(q, x.data(), 2, 4, preduce::strided(out.data(), std::size_t(1) << 62), preduce::plus<>{}));
+  }
+  SUBCASE("SIZE_MAX one-byte elements") {
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(x.data());
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce(q, bytes, max));
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce(q, bytes, max / 2 + 2));
+  }
+  SUBCASE("SIZE_MAX segments") {
+    const preduce::device_buffer<std::int32_t> offsets(q, std::vector<std::int32_t>{0, 10, 20});
+    PREDUCE_CHECK_ERROR(errc::size_overflow, preduce::reduce_segments(q, x.data(), n, offsets.data(), max, out.data(), preduce::plus<>{}));
+  }
+  q.synchronize();
+  CHECK(out.untouched());
+  CHECK(x.to_host() == host);
+}
+
+// Option values outside their enumerations are refused before anything runs.
+TEST_CASE("bad_input.options_out_of_range") {
+  using preduce::errc;
+  const preduce::queue q(0);
+  const preduce::device_buffer<float> x(q, input());
+  test::guarded_output<float> out(q, 4);
+  preduce::options o;
+  SUBCASE("determinism") { o.det = static_cast<preduce::determinism>(7); }
+  SUBCASE("algorithm") { o.algo = static_cast<preduce::algorithm>(200); }
+  SUBCASE("warp_algorithm") { o.warp = static_cast<preduce::warp_algorithm>(4); }
+  PREDUCE_CHECK_ERROR(errc::invalid_argument, preduce::reduce(q, x.data(), n, preduce::plus<>{}, o));
+  PREDUCE_CHECK_ERROR(errc::invalid_argument, preduce::reduce_async(q, x.data(), n, out.data(), preduce::plus<>{}, o));
+  PREDUCE_CHECK_ERROR(errc::invalid_argument, preduce::reduce_rows(q, x.data(), 4, 250, out.data(), preduce::plus<>{}, o));
+  q.synchronize();
+  CHECK(out.untouched());
+}
+
+TEST_CASE("bad_input.device_buffer_without_queue") {
+  const preduce::device_buffer<float> none;
+  PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, (void)none.get_queue());
+  CHECK(none.size() == 0);
+  CHECK(none.to_host().empty());
+}
+
+// A call with bad offsets changes nothing a later good call computes: the calls after it on the
+// queue produce their results, and the next synchronize reports the first bad call (its first
+// bad offset, not a smaller one of a later call), once.
+TEST_CASE("bad_input.bad_call_then_good_calls") {
+  const preduce::queue q(0);
+  const auto host = input();
+  const preduce::device_buffer<float> x(q, host);
+  const preduce::device_buffer<std::int32_t> bad(q, std::vector<std::int32_t>{0, 10, 20, 15, 30});   // offsets[3]
+  const preduce::device_buffer<std::int32_t> worse(q, std::vector<std::int32_t>{0, 5, 1, 40});       // offsets[2]
+  const std::vector<std::int32_t> good_host{0, 100, 100, 350, 1000};
+  const preduce::device_buffer<std::int32_t> good(q, good_host);
+  test::guarded_output<float> out_bad(q, 4), out_worse(q, 3), out_good(q, 4), out_whole(q, 1), out_rows(q, 4);
+  preduce::reduce_segments(q, x.data(), n, bad.data(), 4, out_bad.data(), preduce::plus<>{});
+  preduce::reduce_segments(q, x.data(), n, good.data(), 4, out_good.data(), preduce::plus<>{});
+  preduce::reduce_segments(q, x.data(), n, worse.data(), 3, out_worse.data(), preduce::plus<>{});
+  preduce::reduce_async(q, x.data(), n, out_whole.data(), preduce::plus<>{});
+  preduce::reduce_rows(q, x.data(), 4, 250, out_rows.data(), preduce::plus<>{});
+  std::string what;
+  CHECK(test::error_of([&] { q.synchronize(); }, what) == "bad_offsets");
+  INFO("message: " << what);
+  CHECK(what.find("offsets[3] breaks") != std::string::npos);
+  CHECK_NOTHROW(q.synchronize());
+  CHECK(out_bad.untouched());
+  CHECK(out_worse.untouched());
+  CHECK(out_good.only_results_written(4));
+  CHECK(out_whole.only_results_written(1));
+  CHECK(out_rows.only_results_written(4));
+  const auto got_segments = out_good.values(4), got_rows = out_rows.values(4);
+  for (std::size_t s = 0; s < 4; ++s) {
+    test::check_result(got_segments[s], test::expected(preduce::plus<>{}, host.data() + good_host[s], std::size_t(good_host[s + 1] - good_host[s])));
+    test::check_result(got_rows[s], test::expected(preduce::plus<>{}, host.data() + s * 250, 250));
+  }
+  test::check_result(out_whole.values(1)[0], test::expected(preduce::plus<>{}, host.data(), n));
+  // A synchronous call reports a pending bad call of its thread too, and is then clean.
+  preduce::reduce_segments(q, x.data(), n, worse.data(), 3, out_worse.data(), preduce::plus<>{});
+  CHECK(test::error_of([&] { (void)preduce::reduce(q, x.data(), n); }, what) == "bad_offsets");
+  CHECK(what.find("offsets[2] breaks") != std::string::npos);
+  test::check_result(preduce::reduce(q, x.data(), n), test::expected(preduce::plus<>{}, host.data(), n));
 }

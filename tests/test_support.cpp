@@ -8,8 +8,6 @@
 
 namespace test {
 
-namespace {
-
 std::string text(const fields& f) {
   std::string s = "{";
   for (std::size_t i = 0; i < f.size; ++i) {
@@ -24,12 +22,19 @@ std::string text(const fields& f) {
   return s + "}";
 }
 
+namespace {
 bool matches(const fields::field& got, const fields::field& want) {
   if (std::isnan(got.value) || std::isnan(want.value)) return std::isnan(got.value) && std::isnan(want.value);
   return got.value == want.value || std::fabs(got.value - want.value) <= want.bound;
 }
-
 }  // namespace
+
+bool same_fields(const fields& got, const fields& want) {
+  if (got.size != want.size) return false;
+  for (std::size_t i = 0; i < got.size; ++i)
+    if (!std::isfinite(want.at[i].bound) || !matches(got.at[i], want.at[i])) return false;
+  return true;
+}
 
 bool enough_memory_for(std::uint64_t bytes) {
   std::uint64_t available = 0;

@@ -398,6 +398,10 @@ inline fields to_fields(const ref::moments_estimate& m) {
 //! Checks every field of got against want: NaN matches only NaN, -0 matches +0, and a value
 //! matches within want's bound, which must be finite (an infinite bound would accept anything).
 void check_fields(const fields& got, const fields& want);
+//! check_fields' verdict without doctest assertions (for threads that report in bulk), and the
+//! text of a result.
+bool same_fields(const fields& got, const fields& want);
+std::string text(const fields& f);
 
 //! Checks a result against the oracle's value for it.
 template <class R, class E>

@@ -30,7 +30,7 @@ using range = Kokkos::RangePolicy<exec_space, Kokkos::IndexType<std::int64_t>>;
 using team_policy = Kokkos::TeamPolicy<exec_space>;
 using team_member = team_policy::member_type;
 
-exec_space& instance(const queue& q) { return *static_cast<exec_space*>(q.native_handle()); }
+exec_space& instance(const queue& q) { return q.state().exec; }
 
 std::string kokkos_version() {
   const int v = KOKKOS_VERSION;

@@ -19,6 +19,7 @@ enum class errc {
   unsupported,        //!< a feature this build or backend does not provide
   out_of_memory,      //!< a device allocation failed
   device_fault,       //!< the device reported an error (a fault in a kernel, a lost context)
+  out_of_bounds,      //!< a pointer range runs past the end of the allocation it starts in
 };
 
 //! Returns a short name for `c`, e.g. "bad_offsets".
@@ -34,6 +35,7 @@ inline const char* to_string(errc c) noexcept {
     case errc::unsupported: return "unsupported";
     case errc::out_of_memory: return "out_of_memory";
     case errc::device_fault: return "device_fault";
+    case errc::out_of_bounds: return "out_of_bounds";
   }
   return "unknown";
 }

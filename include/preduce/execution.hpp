@@ -49,8 +49,14 @@ struct queue_state;  // defined by the backend: stream, device, scratch cache, p
 }
 
 //! An in-order work queue on one device: a CUDA or HIP stream, or a Kokkos execution-space
-//! instance. Copies share the same underlying queue. Calls on one queue run in order; calls on
-//! different queues may run concurrently.
+//! instance. Copies share the same underlying queue.
+//!
+//! Threads: any number of host threads may call every preduce function at once, on one queue
+//! object, on copies of it, on default queues or on queues of their own. Each call enters its
+//! queue whole, in the order calls reach it, so the calls one thread makes on a queue run in
+//! that thread's order; calls on different queues may run concurrently. A synchronizing call
+//! (synchronize(), a synchronous reduce) reports the device-side errors of its own thread's
+//! earlier calls on the queue, never another thread's.
 class queue {
  public:
   //! The default queue of the current device: CUDA's and HIP's legacy default stream, or the
@@ -58,16 +64,23 @@ class queue {
   queue();
   //! A new queue on `device` (an index below device_count()).
   explicit queue(int device);
-  //! Wraps an existing native queue (cudaStream_t, hipStream_t) on `device`; the caller keeps
-  //! ownership and must keep it alive while this queue is used.
+  //! Wraps an existing native stream on `device`: a cudaStream_t or hipStream_t (of that
+  //! device), or, on Kokkos, the native stream of its execution space (Kokkos::Cuda,
+  //! Kokkos::HIP); null means the default stream (Kokkos: the default instance, the only one
+  //! host execution spaces accept). The caller keeps ownership; the stream must outlive the
+  //! calls made through the queue, and preduce never touches it after the last of them returns
+  //! (destroying the queue does not).
   static queue wrap(void* native_handle, int device);
 
   //! The device this queue runs on.
   int device() const noexcept;
-  //! The native handle (cudaStream_t / hipStream_t; the execution space instance on Kokkos).
+  //! The native stream (cudaStream_t / hipStream_t; on Kokkos, its execution space's native
+  //! stream, null on host execution spaces).
   void* native_handle() const noexcept;
-  //! Waits for all work on the queue; throws preduce::error for a device fault or a bad
-  //! argument found on the device (e.g. unsorted segment offsets) by earlier asynchronous calls.
+  //! Waits for all work on the queue; throws preduce::error for a device fault or for a bad
+  //! argument found on the device (unsorted segment offsets) by this thread's earlier calls on
+  //! the queue: the first such call's first bad offset. Inside a CUDA graph capture of the
+  //! queue's stream it throws errc::invalid_argument (nothing can wait there).
   void synchronize() const;
 
   //! Backend state; not part of the API.

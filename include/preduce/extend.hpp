@@ -60,11 +60,12 @@ constexpr bool has_binned_form() {
 
 //! Host-side checks of a custom call, the same as the built-in path's.
 template <class T>
-void validate_custom(const queue& q, const char* function, shape layout, const T* x, std::size_t n, const void* out,
+void validate_custom(const queue& q, const char* function, options o, shape layout, const T* x, std::size_t n, const void* out,
                      std::size_t results, std::size_t stride, std::size_t result_bytes, const void* offsets = nullptr,
                      dtype offset_type = dtype::none, std::size_t segments = 0) {
   request r{};
   r.function = function;
+  r.opt = o;
   r.in = dtype::none;
   r.elem_size = sizeof(T);
   r.layout = layout;
@@ -81,13 +82,17 @@ void validate_custom(const queue& q, const char* function, shape layout, const T
 }
 
 template <class Red, class Source>
-typename Red::result_type whole_to_host(const queue& q, const Red& red, const Source& src, std::size_t n, options o) {
+typename Red::result_type whole_to_host(const queue& q, const char* function, const Red& red, const Source& src, std::size_t n,
+                                        options o) {
   using R = typename Red::result_type;
   static_assert(std::is_trivially_copyable<R>::value, "preduce: a custom accumulator must be trivially copyable");
-  R* slot = static_cast<R*>(portable::result_scratch(q, sizeof(R)));
-  backend::engine::whole(q, red, src, n, slot, o);
+  static_assert(sizeof(R) <= max_result_bytes,
+                "preduce: a synchronous call returns at most 128 bytes (detail::max_result_bytes) on every backend; use "
+                "reduce_async into device memory for a larger custom accumulator");
+  portable::result_slot slot(q, function);
+  backend::engine::whole(q, red, src, n, static_cast<R*>(slot.device()), o);
   R result;
-  portable::read_result(q, &result, slot, sizeof(R));
+  slot.read(&result, sizeof(R));
   return result;
 }
 
@@ -98,8 +103,8 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
   static auto reduce(const queue& q, const T* d_in, std::size_t n, const X& op, options o) {
     refuse_reproducible_custom("reduce", o);
     const auto red = custom_reducer<X, T>{op};
-    validate_custom(q, "reduce", shape::whole, d_in, n, nullptr, 0, 1, 0);
-    return whole_to_host(q, red, array_source<T>{d_in}, n, o);
+    validate_custom(q, "reduce", o, shape::whole, d_in, n, nullptr, 0, 1, 0);
+    return whole_to_host(q, "reduce", red, array_source<T>{d_in}, n, o);
   }
 
   template <class T, class Out>
@@ -107,7 +112,7 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
     using R = typename custom_reducer<X, T>::result_type;
     static_assert(std::is_same<std::remove_cv_t<Out>, R>::value, "preduce::reduce_async: *d_out must be the operator's value_type");
     refuse_reproducible_custom("reduce_async", o);
-    validate_custom(q, "reduce_async", shape::whole, d_in, n, d_out, 1, 1, sizeof(R));
+    validate_custom(q, "reduce_async", o, shape::whole, d_in, n, d_out, 1, 1, sizeof(R));
     backend::engine::whole(q, custom_reducer<X, T>{op}, array_source<T>{d_in}, n, d_out, o);
   }
 
@@ -122,7 +127,7 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
     const auto red = custom_reducer<X, T>{op};
     const array_source<T> src{d_in};
     if (layout == shape::segments) {
-      validate_custom(q, "reduce_segments", layout, d_in, a, s.ptr, segments, s.stride, sizeof(R), d_offsets,
+      validate_custom(q, "reduce_segments", o, layout, d_in, a, s.ptr, segments, s.stride, sizeof(R), d_offsets,
                       dtype_of<canonical_t<Off>>::value, segments);
       if (segments) backend::engine::segments(q, red, src, a, d_offsets, segments, s.ptr, s.stride, o);
       return;
@@ -131,7 +136,7 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
     if (__builtin_mul_overflow(a, b, &n)) fail(errc::size_overflow, "reduce_rows", "rows * cols overflows std::size_t");
     const bool by_rows = layout == shape::rows;
     const std::size_t results = by_rows ? a : b;
-    validate_custom(q, by_rows ? "reduce_rows" : "reduce_columns", layout, d_in, n, s.ptr, results, s.stride, sizeof(R));
+    validate_custom(q, by_rows ? "reduce_rows" : "reduce_columns", o, layout, d_in, n, s.ptr, results, s.stride, sizeof(R));
     if (results == 0) return;
     if (by_rows) backend::engine::rows(q, red, src, a, b, s.ptr, s.stride, o);
     else backend::engine::columns(q, red, src, a, b, s.ptr, s.stride, o);
@@ -150,13 +155,13 @@ struct extension<X, std::enable_if_t<!is_builtin_op<X>::value>> {
       if (o.det == determinism::reproducible && reproducible_refusal(Op::id, dtype_of<canonical_t<U>>::value))
         fail(errc::unsupported, "transform_reduce", reproducible_refusal(Op::id, dtype_of<canonical_t<U>>::value));
     }
-    validate_custom(q, "transform_reduce", shape::whole, d_in, n, nullptr, 0, 1, 0);
+    validate_custom(q, "transform_reduce", o, shape::whole, d_in, n, nullptr, 0, 1, 0);
     const Src src{array_source<T>{d_in}, transform};
     if constexpr (has_binned_form<Op, U>()) {
       if (o.det == determinism::reproducible)
-        return whole_to_host(q, reducer<portable::reproducible_value<Op>, canonical_t<U>>{}, src, n, o);
+        return whole_to_host(q, "transform_reduce", reducer<portable::reproducible_value<Op>, canonical_t<U>>{}, src, n, o);
     }
-    return whole_to_host(q, red, src, n, o);
+    return whole_to_host(q, "transform_reduce", red, src, n, o);
   }
 };
 

@@ -70,8 +70,12 @@ class device_buffer {
   T* data() noexcept { return p_; }
   const T* data() const noexcept { return p_; }
   std::size_t size() const noexcept { return n_; }
-  //! The queue the buffer was allocated on; a default-constructed buffer has none.
-  const queue& get_queue() const { return q_.value(); }
+  //! The queue the buffer was allocated on. Throws errc::invalid_argument for a buffer that has
+  //! none (default-constructed).
+  const queue& get_queue() const {
+    if (!q_) throw error(errc::invalid_argument, "device_buffer::get_queue: a default-constructed buffer has no queue");
+    return *q_;
+  }
 
   //! Copies the whole buffer to a new host vector.
   std::vector<T> to_host() const {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: host glue: queues and their scratch, device memory, pointer checks, and
 // turning device-side status and faults into preduce::error.
+#include <cuda.h>  // the driver's pointer attributes (types only: no libcuda link)
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -21,7 +23,9 @@ namespace preduce {
 
 namespace detail {
 
-queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), stream(st), owns_stream(owns) {
+queue_state::queue_state(int dev, cudaStream_t st, bool owns, bool wraps)
+    : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
+      statuses(sizeof(backend::device_status), 256) {
   backend::device_guard g(device);
   backend::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
   backend::check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device),
@@ -31,7 +35,6 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), str
   l2_bytes = std::size_t(l2);
   backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
   backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
-  backend::check_cuda(cudaMallocHost(&pinned_result, sizeof(backend::control_block::result)), "queue: allocating its pinned result");
   whole_grid_cap = backend::whole_grid_cap(sm_count, cc_major);
   const std::size_t slot_bytes = std::size_t(whole_grid_cap) * backend::partial_slot_elements * sizeof(*partial_slots);
   backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&partial_slots), slot_bytes), "queue: allocating the partial slots");
@@ -42,17 +45,21 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns) : device(dev), str
 }
 
 queue_state::~queue_state() {
-  // Nothing here may throw; a faulted context makes these calls fail harmlessly.
+  // Nothing here may throw; a faulted context makes these calls fail harmlessly. A wrapped
+  // stream is not touched (the caller may have destroyed it after its last call): cudaFree waits
+  // for the device's work, so no kernel still reads what is freed.
   int previous = -1;
   (void)cudaGetDevice(&previous);
   (void)cudaSetDevice(device);
-  (void)cudaStreamSynchronize(stream);
+  if (!wrapped) (void)cudaStreamSynchronize(stream);
   if (workspace) (void)cudaFree(workspace);
   if (counters) (void)cudaFree(counters);
   for (void* p : retired_blocks) (void)cudaFree(p);
+  for (void* p : device_blocks) (void)cudaFree(p);
   (void)cudaFree(partial_slots);
   (void)cudaFree(control);
-  (void)cudaFreeHost(pinned_result);
+  for (void* p : host_blocks) (void)cudaFreeHost(p);
+  if (side) (void)cudaStreamDestroy(side);
   if (owns_stream) (void)cudaStreamDestroy(stream);
   if (previous >= 0) (void)cudaSetDevice(previous);
   (void)cudaGetLastError();
@@ -130,19 +137,106 @@ unsigned* queue_state::zeroed_counters(std::size_t count) {
   return static_cast<unsigned*>(counters);
 }
 
-void queue_state::synchronize_and_check() {
+namespace {
+//! Whether `stream` is capturing a CUDA graph now. The legacy default stream cannot be asked
+//! while another thread captures in global mode (cudaErrorStreamCaptureImplicit): that counts as
+//! capturing, since work on it would fail anyway.
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaError_t e = cudaStreamIsCapturing(stream, &status);
+  if (e == cudaErrorStreamCaptureImplicit) {
+    (void)cudaGetLastError();
+    return true;
+  }
+  backend::check_cuda(e, "queue: asking whether its stream is capturing");
+  return status != cudaStreamCaptureStatusNone;
+}
+
+//! A block of `bytes` of pinned host memory, mapped into every device's address space; the
+//! device pointer (equal to the host pointer under unified addressing) goes to *device_view.
+unsigned char* mapped_host_block(std::size_t bytes, unsigned char** device_view) {
+  void* host = nullptr;
+  void* device = nullptr;
+  outside_capture("queue: allocating pinned result slots", [&] {
+    cudaError_t e = cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+    if (e == cudaSuccess) e = cudaHostGetDevicePointer(&device, host, 0);
+    if (e != cudaSuccess && host) (void)cudaFreeHost(host);
+    return e;
+  });
+  *device_view = static_cast<unsigned char*>(device);
+  return static_cast<unsigned char*>(host);
+}
+}  // namespace
+
+backend::device_status* queue_state::status_slot_for_call() {
+  const bool captured = capturing(stream);
+  std::uint32_t slot = statuses.take();
+  if (slot == portable::slot_pool::none && !captured) {
+    portable::reclaim_clean_verdicts(*this, [&] { backend::check_cuda(cudaStreamSynchronize(stream), "reduce_segments: waiting for the queue"); });
+    slot = statuses.take();
+  }
+  if (slot == portable::slot_pool::none) {
+    void* block = nullptr;
+    void* mirror = nullptr;
+    outside_capture("reduce_segments: allocating status slots", [&] {
+      cudaError_t e = cudaMalloc(&block, statuses.block_bytes());
+      if (e == cudaSuccess) e = clear_outside_capture(block, statuses.block_bytes());
+      if (e == cudaSuccess) e = cudaMallocHost(&mirror, statuses.block_bytes());
+      if (e != cudaSuccess && block) (void)cudaFree(block);
+      return e;
+    });
+    device_blocks.push_back(block);
+    host_blocks.push_back(mirror);
+    statuses.add_block(static_cast<unsigned char*>(block), static_cast<unsigned char*>(mirror));
+    slot = statuses.take();
+  }
+  verdicts.add(slot, captured);
+  return reinterpret_cast<backend::device_status*>(statuses.at(slot));
+}
+
+void queue_state::refuse_capture(const char* function) const {
+  if (capturing(stream))
+    throw error(errc::invalid_argument, std::string(function) +
+                                            ": the queue's stream is capturing a CUDA graph, and a synchronous call would have to "
+                                            "wait inside the capture; use reduce_async (its result lands in device memory when the "
+                                            "graph runs) and synchronize after launching the graph");
+}
+
+void queue_state::synchronize_and_check(const char* function) {
+  refuse_capture(function);
   backend::device_guard g(device);
-  backend::check_cuda(cudaStreamSynchronize(stream), "synchronize");
-  if (!may_have_device_status) return;
-  backend::device_status st{};
-  backend::check_cuda(cudaMemcpy(&st, &control->status, sizeof st, cudaMemcpyDeviceToHost), "synchronize: reading device status");
-  may_have_device_status = false;
-  if (st.code == 0) return;
-  backend::check_cuda(cudaMemset(&control->status, 0, sizeof st), "synchronize: clearing device status");
-  const auto code = static_cast<errc>(st.code - 1);
-  const unsigned long long position = ~st.position;
-  if (code == errc::bad_offsets) throw error(code, portable::bad_offsets_message(position));
-  throw error(code, "a kernel reported " + std::string(to_string(code)) + " at position " + std::to_string(position));
+  backend::check_cuda(cudaStreamSynchronize(stream), function);
+  portable::deliver_verdicts(*this);
+}
+
+namespace {
+cudaStream_t side_stream(queue_state& s) {
+  if (s.side == nullptr) backend::check_cuda(cudaStreamCreateWithFlags(&s.side, cudaStreamNonBlocking), "synchronize: creating a side stream");
+  return s.side;
+}
+}  // namespace
+
+void queue_state::read_status_blocks(const std::vector<std::size_t>& blocks) {
+  backend::device_guard g(device);
+  cudaStream_t side = side_stream(*this);
+  for (const std::size_t b : blocks)
+    backend::check_cuda(cudaMemcpyAsync(statuses.block_mirror(b), statuses.block(b), statuses.block_bytes(), cudaMemcpyDeviceToHost, side),
+                        "synchronize: reading offset verdicts");
+  backend::check_cuda(cudaStreamSynchronize(side), "synchronize: reading offset verdicts");
+}
+
+std::uint64_t queue_state::bad_position(std::uint32_t slot) const {
+  backend::device_status st;
+  std::memcpy(&st, statuses.mirror_at(slot), sizeof st);
+  return st.code == 0 ? portable::no_verdict : ~st.position;
+}
+
+void queue_state::clear_status_slots(const std::vector<std::uint32_t>& slots) {
+  backend::device_guard g(device);
+  cudaStream_t side = side_stream(*this);
+  for (const std::uint32_t slot : slots)
+    backend::check_cuda(cudaMemsetAsync(statuses.at(slot), 0, statuses.slot_bytes(), side), "synchronize: clearing offset verdicts");
+  backend::check_cuda(cudaStreamSynchronize(side), "synchronize: clearing offset verdicts");
 }
 
 namespace {
@@ -171,27 +265,122 @@ std::shared_ptr<queue_state> default_state(int device) {
   std::lock_guard<std::mutex> lock(m);
   if (states.empty()) states.resize(std::size_t(checked_device_count()));
   auto& s = states.at(std::size_t(device));
-  if (!s) s = std::make_shared<queue_state>(device, nullptr, false);
+  if (!s) s = std::make_shared<queue_state>(device, nullptr, false, false);
   return s;
 }
 }  // namespace
 
-void check_device_pointer(const queue& q, const void* p, std::size_t, const char* function, const char* argument) {
-  cudaPointerAttributes a{};
-  const cudaError_t e = cudaPointerGetAttributes(&a, p);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorInvalidValue) a.type = cudaMemoryTypeUnregistered;
-    else backend::throw_cuda(e, function);
+namespace {
+//! What the driver knows of an address: one cuPointerGetAttributes call (about 0.14 us on an
+//! H100; docs/reliability.md#latency), reached through the runtime's entry-point table so that
+//! libpreduce links no libcuda.
+struct pointer_facts {
+  unsigned type = 0;  //!< CUmemorytype; 0 where the driver does not know the address
+  int ordinal = -1;
+  CUdeviceptr start = 0;
+  std::size_t size = 0;
+  unsigned long long buffer_id = 0;
+  CUdeviceptr device_pointer = 0;
+  int managed = 0;
+};
+
+pointer_facts ask_driver(const void* p) {
+  using get_attributes = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  static const get_attributes get = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    backend::check_cuda(cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault, &found),
+                        "queue: finding cuPointerGetAttributes");
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw error(errc::unsupported, "queue: the CUDA driver has no cuPointerGetAttributes");
+    return reinterpret_cast<get_attributes>(fn);
+  }();
+  pointer_facts f;
+  CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                 CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                 CU_POINTER_ATTRIBUTE_BUFFER_ID,        CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                 CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  void* data[] = {&f.type, &f.ordinal, &f.start, &f.size, &f.buffer_id, &f.device_pointer, &f.managed};
+  const CUresult e = get(unsigned(sizeof which / sizeof which[0]), which, data, reinterpret_cast<CUdeviceptr>(p));
+  if (e != CUDA_SUCCESS) throw error(errc::device_fault, "cuPointerGetAttributes failed with CUresult " + std::to_string(int(e)));
+  if (f.type == 0) return pointer_facts{};  // the outputs of an unknown address are not all written
+  return f;
+}
+
+//! Device allocations that calls have used, so that a pointer into one that has since been
+//! freed is named so, not called host memory. The driver keeps a freed range's addresses out of
+//! host allocations, so an unknown address inside one was device memory. Bounded: the most
+//! recent `kept` allocations.
+class used_allocations {
+ public:
+  void note(const pointer_facts& f) {
+    thread_local unsigned long long last = 0;
+    if (f.buffer_id == last) return;
+    last = f.buffer_id;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& a : seen_)
+      if (a.buffer_id == f.buffer_id) return;
+    if (seen_.size() < kept) seen_.push_back({f.start, f.size, f.buffer_id});
+    else seen_[next_++ % kept] = {f.start, f.size, f.buffer_id};
   }
-  const std::string where = std::string(function) + ": " + argument;
-  if (a.type == cudaMemoryTypeUnregistered)
+  //! The size of a noted allocation holding p, or 0.
+  std::size_t holding(const void* p, CUdeviceptr* start) {
+    const auto a = reinterpret_cast<CUdeviceptr>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& r : seen_)
+      if (r.start <= a && a - r.start < r.size) {
+        *start = r.start;
+        return r.size;
+      }
+    return 0;
+  }
+
+ private:
+  static constexpr std::size_t kept = 256;
+  struct range {
+    CUdeviceptr start;
+    std::size_t size;
+    unsigned long long buffer_id;
+  };
+  std::mutex mutex_;
+  std::vector<range> seen_;
+  std::size_t next_ = 0;
+};
+
+used_allocations& used() {
+  static used_allocations u;
+  return u;
+}
+
+std::string hex(std::uintptr_t v) {
+  char b[2 + 16 + 1];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+}  // namespace
+
+void check_device_pointer(const queue& q, const void* p, std::size_t bytes, const char* function, const char* argument) {
+  const pointer_facts f = ask_driver(p);
+  const std::string where = std::string(function) + ": " + argument + " (" + hex(reinterpret_cast<std::uintptr_t>(p)) + ")";
+  if (f.type == 0) {
+    CUdeviceptr start = 0;
+    if (const std::size_t size = used().holding(p, &start))
+      throw error(errc::not_device_memory, where + " points into device memory that has been freed (an allocation of " +
+                                               std::to_string(size) + " bytes at " + hex(start) + " that an earlier call used)");
     throw error(errc::not_device_memory, where + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
-  if (a.type == cudaMemoryTypeDevice && a.device != q.device())
-    throw error(errc::wrong_device, where + " lives on device " + std::to_string(a.device) + " but the queue runs on device " +
-                                        std::to_string(q.device()));
-  if (a.type == cudaMemoryTypeHost && a.devicePointer == nullptr)
+  }
+  if (f.type == CU_MEMORYTYPE_HOST && f.device_pointer == 0)
     throw error(errc::not_device_memory, where + " is pinned host memory not mapped into the device");
+  if (f.type == CU_MEMORYTYPE_DEVICE && !f.managed && f.ordinal != q.device())
+    throw error(errc::wrong_device, where + " lives on device " + std::to_string(f.ordinal) + " but the queue runs on device " +
+                                        std::to_string(q.device()));
+  // The allocation (for memory mapped through CUDA's virtual memory calls, the reserved range)
+  // must hold all `bytes`.
+  const auto a = reinterpret_cast<CUdeviceptr>(p);
+  if (f.size != 0 && (a < f.start || a - f.start > f.size || bytes > f.size - (a - f.start)))
+    throw error(errc::out_of_bounds, where + ": " + std::to_string(bytes) + " bytes from there run past the end of its allocation (" +
+                                         std::to_string(f.size) + " bytes at " + hex(f.start) + ")");
+  if (f.type == CU_MEMORYTYPE_DEVICE) used().note(f);
 }
 
 void* device_allocate(const queue& q, std::size_t bytes) {
@@ -243,17 +432,31 @@ queue::queue(int device) {
   backend::device_guard g(device);
   cudaStream_t stream = nullptr;
   backend::check_cuda(cudaStreamCreate(&stream), "queue: cudaStreamCreate");
-  state_ = std::make_shared<detail::queue_state>(device, stream, true);
+  state_ = std::make_shared<detail::queue_state>(device, stream, true, false);
 }
 
 queue queue::wrap(void* native_handle, int device) {
   detail::check_device_index(device);
-  return queue(std::make_shared<detail::queue_state>(device, static_cast<cudaStream_t>(native_handle), false));
+  const auto stream = static_cast<cudaStream_t>(native_handle);
+  // The legacy and per-thread default streams (null, cudaStreamLegacy, cudaStreamPerThread)
+  // belong to whichever device is current when work is queued: the queue's, here.
+  if (stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread) {
+    int owner = -1;
+    const cudaError_t e = cudaStreamGetDevice(stream, &owner);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw error(errc::invalid_argument, std::string("queue::wrap: the handle is not a CUDA stream (") + cudaGetErrorName(e) + ")");
+    }
+    if (owner != device)
+      throw error(errc::wrong_device, "queue::wrap: the stream belongs to device " + std::to_string(owner) + ", not device " +
+                                          std::to_string(device));
+  }
+  return queue(std::make_shared<detail::queue_state>(device, stream, false, true));
 }
 
 int queue::device() const noexcept { return state_->device; }
 void* queue::native_handle() const noexcept { return state_->stream; }
-void queue::synchronize() const { state_->synchronize_and_check(); }
+void queue::synchronize() const { state_->synchronize_and_check("synchronize"); }
 
 int device_count() { return detail::checked_device_count(); }
 const char* backend_name() noexcept { return "cuda"; }
@@ -273,20 +476,31 @@ std::string device_description(int device) {
 
 namespace portable {
 
-void* result_scratch(const queue& q, std::size_t bytes) {
-  if (bytes > sizeof(backend::control_block::result))
-    throw error(errc::unsupported, "reduce: result type larger than the result slot (" + std::to_string(bytes) + " bytes)");
-  return q.state().control->result;
+result_slot::result_slot(const queue& q, const char* function) : q_(q), function_(function) {
+  detail::queue_state& s = q.state();
+  s.refuse_capture(function);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  index_ = s.results.take();
+  if (index_ == slot_pool::none) {
+    unsigned char* device_view = nullptr;
+    unsigned char* host = detail::mapped_host_block(s.results.block_bytes(), &device_view);
+    s.host_blocks.push_back(host);
+    s.results.add_block(device_view, host);
+    index_ = s.results.take();
+  }
+  device_ = s.results.at(index_);
+  host_ = s.results.mirror_at(index_);
 }
 
-void read_result(const queue& q, void* host, const void* d_slot, std::size_t bytes) {
-  detail::queue_state& s = q.state();
-  {
-    backend::device_guard g(s.device);
-    backend::check_cuda(cudaMemcpyAsync(s.pinned_result, d_slot, bytes, cudaMemcpyDeviceToHost, s.stream), "reduce: copying the result");
-  }
-  s.synchronize_and_check();
-  std::memcpy(host, s.pinned_result, bytes);
+result_slot::~result_slot() {
+  detail::queue_state& s = q_.state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.results.give_back(index_);
+}
+
+void result_slot::read(void* host, std::size_t bytes) {
+  q_.state().synchronize_and_check(function_);
+  std::memcpy(host, host_, bytes);
 }
 
 }  // namespace portable

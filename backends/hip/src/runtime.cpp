@@ -20,7 +20,9 @@ namespace preduce {
 
 namespace detail {
 
-queue_state::queue_state(int dev, hipStream_t st, bool owns) : device(dev), stream(st), owns_stream(owns) {
+queue_state::queue_state(int dev, hipStream_t st, bool owns, bool wraps)
+    : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
+      statuses(sizeof(backend::device_status), 256) {
   backend::device_guard g(device);
   backend::check_hip(hipDeviceGetAttribute(&cu_count, hipDeviceAttributeMultiprocessorCount, device), "queue: reading the CU count");
   backend::check_hip(hipDeviceGetAttribute(&wave, hipDeviceAttributeWarpSize, device), "queue: reading the wavefront size");
@@ -29,19 +31,21 @@ queue_state::queue_state(int dev, hipStream_t st, bool owns) : device(dev), stre
                                        " lanes; preduce's kernels exist for 64 and 32");
   backend::check_hip(hipMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
   backend::check_hip(hipMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
-  backend::check_hip(hipHostMalloc(&pinned_result, sizeof(backend::control_block::result), hipHostMallocDefault),
-                     "queue: allocating its pinned result");
 }
 
 queue_state::~queue_state() {
-  // Nothing here may throw; a faulted context makes these calls fail harmlessly.
+  // Nothing here may throw; a faulted context makes these calls fail harmlessly. A wrapped
+  // stream is not touched (the caller may have destroyed it after its last call): hipFree waits
+  // for the device's work, so no kernel still reads what is freed.
   int previous = -1;
   (void)hipGetDevice(&previous);
   (void)hipSetDevice(device);
-  (void)hipStreamSynchronize(stream);
+  if (!wrapped) (void)hipStreamSynchronize(stream);
   if (workspace) (void)hipFree(workspace);
+  for (void* p : device_blocks) (void)hipFree(p);
   (void)hipFree(control);
-  (void)hipHostFree(pinned_result);
+  for (void* p : host_blocks) (void)hipHostFree(p);
+  if (side) (void)hipStreamDestroy(side);
   if (owns_stream) (void)hipStreamDestroy(stream);
   if (previous >= 0) (void)hipSetDevice(previous);
   (void)hipGetLastError();
@@ -66,19 +70,82 @@ void* queue_state::scratch(std::size_t bytes) {
   return workspace;
 }
 
-void queue_state::synchronize_and_check() {
+namespace {
+//! Whether `stream` is capturing a graph now.
+bool capturing(hipStream_t stream) {
+  hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+  const hipError_t e = hipStreamIsCapturing(stream, &status);
+  if (e == hipErrorStreamCaptureImplicit) {
+    (void)hipGetLastError();
+    return true;
+  }
+  backend::check_hip(e, "queue: asking whether its stream is capturing");
+  return status != hipStreamCaptureStatusNone;
+}
+
+hipStream_t side_stream(queue_state& s) {
+  if (s.side == nullptr) backend::check_hip(hipStreamCreateWithFlags(&s.side, hipStreamNonBlocking), "synchronize: creating a side stream");
+  return s.side;
+}
+}  // namespace
+
+backend::device_status* queue_state::status_slot_for_call() {
+  const bool captured = capturing(stream);
+  std::uint32_t slot = statuses.take();
+  if (slot == portable::slot_pool::none && !captured) {
+    portable::reclaim_clean_verdicts(*this, [&] { backend::check_hip(hipStreamSynchronize(stream), "reduce_segments: waiting for the queue"); });
+    slot = statuses.take();
+  }
+  if (slot == portable::slot_pool::none) {
+    void* block = nullptr;
+    void* mirror = nullptr;
+    backend::check_hip(hipMalloc(&block, statuses.block_bytes()), "reduce_segments: allocating status slots");
+    device_blocks.push_back(block);
+    backend::check_hip(hipMemset(block, 0, statuses.block_bytes()), "reduce_segments: clearing status slots");
+    backend::check_hip(hipHostMalloc(&mirror, statuses.block_bytes(), hipHostMallocDefault), "reduce_segments: allocating status mirrors");
+    host_blocks.push_back(mirror);
+    statuses.add_block(static_cast<unsigned char*>(block), static_cast<unsigned char*>(mirror));
+    slot = statuses.take();
+  }
+  verdicts.add(slot, captured);
+  return reinterpret_cast<backend::device_status*>(statuses.at(slot));
+}
+
+void queue_state::refuse_capture(const char* function) const {
+  if (capturing(stream))
+    throw error(errc::invalid_argument, std::string(function) +
+                                            ": the queue's stream is capturing a graph, and a synchronous call would have to wait "
+                                            "inside the capture; use reduce_async and synchronize after launching the graph");
+}
+
+void queue_state::synchronize_and_check(const char* function) {
+  refuse_capture(function);
   backend::device_guard g(device);
-  backend::check_hip(hipStreamSynchronize(stream), "synchronize");
-  if (!may_have_device_status) return;
-  backend::device_status st{};
-  backend::check_hip(hipMemcpy(&st, &control->status, sizeof st, hipMemcpyDeviceToHost), "synchronize: reading device status");
-  may_have_device_status = false;
-  if (st.code == 0) return;
-  backend::check_hip(hipMemset(&control->status, 0, sizeof st), "synchronize: clearing device status");
-  const auto code = static_cast<errc>(st.code - 1);
-  const unsigned long long position = ~st.position;
-  if (code == errc::bad_offsets) throw error(code, portable::bad_offsets_message(position));
-  throw error(code, "a kernel reported " + std::string(to_string(code)) + " at position " + std::to_string(position));
+  backend::check_hip(hipStreamSynchronize(stream), function);
+  portable::deliver_verdicts(*this);
+}
+
+void queue_state::read_status_blocks(const std::vector<std::size_t>& blocks) {
+  backend::device_guard g(device);
+  hipStream_t side = side_stream(*this);
+  for (const std::size_t b : blocks)
+    backend::check_hip(hipMemcpyAsync(statuses.block_mirror(b), statuses.block(b), statuses.block_bytes(), hipMemcpyDeviceToHost, side),
+                       "synchronize: reading offset verdicts");
+  backend::check_hip(hipStreamSynchronize(side), "synchronize: reading offset verdicts");
+}
+
+std::uint64_t queue_state::bad_position(std::uint32_t slot) const {
+  backend::device_status st;
+  std::memcpy(&st, statuses.mirror_at(slot), sizeof st);
+  return st.code == 0 ? portable::no_verdict : ~st.position;
+}
+
+void queue_state::clear_status_slots(const std::vector<std::uint32_t>& slots) {
+  backend::device_guard g(device);
+  hipStream_t side = side_stream(*this);
+  for (const std::uint32_t slot : slots)
+    backend::check_hip(hipMemsetAsync(statuses.at(slot), 0, statuses.slot_bytes(), side), "synchronize: clearing offset verdicts");
+  backend::check_hip(hipStreamSynchronize(side), "synchronize: clearing offset verdicts");
 }
 
 namespace {
@@ -107,12 +174,12 @@ std::shared_ptr<queue_state> default_state(int device) {
   std::lock_guard<std::mutex> lock(m);
   if (states.empty()) states.resize(std::size_t(checked_device_count()));
   auto& s = states.at(std::size_t(device));
-  if (!s) s = std::make_shared<queue_state>(device, nullptr, false);
+  if (!s) s = std::make_shared<queue_state>(device, nullptr, false, false);
   return s;
 }
 }  // namespace
 
-void check_device_pointer(const queue& q, const void* p, std::size_t, const char* function, const char* argument) {
+void check_device_pointer(const queue& q, const void* p, std::size_t bytes, const char* function, const char* argument) {
   hipPointerAttribute_t a{};
   const hipError_t e = hipPointerGetAttributes(&a, p);
   const std::string where = std::string(function) + ": " + argument;
@@ -121,12 +188,22 @@ void check_device_pointer(const queue& q, const void* p, std::size_t, const char
     throw error(errc::not_device_memory, where + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
   }
   if (e != hipSuccess) backend::throw_hip(e, function);
-  if (a.isManaged) return;  // managed memory is reachable from every device
-  if (a.memoryType == hipMemoryTypeDevice && a.device != q.device())
+  if (!a.isManaged && a.memoryType == hipMemoryTypeDevice && a.device != q.device())
     throw error(errc::wrong_device, where + " lives on device " + std::to_string(a.device) + " but the queue runs on device " +
                                         std::to_string(q.device()));
   if (a.memoryType == hipMemoryTypeHost && a.devicePointer == nullptr)
     throw error(errc::not_device_memory, where + " is pinned host memory not mapped into the device");
+  // The allocation must hold all `bytes` (where the runtime reports its range).
+  hipDeviceptr_t base = nullptr;
+  std::size_t size = 0;
+  if (hipMemGetAddressRange(&base, &size, const_cast<void*>(p)) != hipSuccess) {
+    (void)hipGetLastError();
+    return;
+  }
+  const auto at = reinterpret_cast<std::uintptr_t>(p), start = reinterpret_cast<std::uintptr_t>(base);
+  if (size != 0 && (at < start || at - start > size || bytes > size - (at - start)))
+    throw error(errc::out_of_bounds, where + ": " + std::to_string(bytes) + " bytes from there run past the end of its allocation (" +
+                                         std::to_string(size) + " bytes)");
 }
 
 void* device_allocate(const queue& q, std::size_t bytes) {
@@ -178,17 +255,25 @@ queue::queue(int device) {
   backend::device_guard g(device);
   hipStream_t stream = nullptr;
   backend::check_hip(hipStreamCreate(&stream), "queue: hipStreamCreate");
-  state_ = std::make_shared<detail::queue_state>(device, stream, true);
+  state_ = std::make_shared<detail::queue_state>(device, stream, true, false);
 }
 
 queue queue::wrap(void* native_handle, int device) {
   detail::check_device_index(device);
-  return queue(std::make_shared<detail::queue_state>(device, static_cast<hipStream_t>(native_handle), false));
+  const auto stream = static_cast<hipStream_t>(native_handle);
+  if (stream != nullptr && stream != hipStreamPerThread) {
+    const int owner = hipGetStreamDeviceId(stream);
+    if (owner < 0) throw error(errc::invalid_argument, "queue::wrap: the handle is not a HIP stream");
+    if (owner != device)
+      throw error(errc::wrong_device, "queue::wrap: the stream belongs to device " + std::to_string(owner) + ", not device " +
+                                          std::to_string(device));
+  }
+  return queue(std::make_shared<detail::queue_state>(device, stream, false, true));
 }
 
 int queue::device() const noexcept { return state_->device; }
 void* queue::native_handle() const noexcept { return state_->stream; }
-void queue::synchronize() const { state_->synchronize_and_check(); }
+void queue::synchronize() const { state_->synchronize_and_check("synchronize"); }
 
 int device_count() { return detail::checked_device_count(); }
 const char* backend_name() noexcept { return "hip"; }
@@ -207,20 +292,34 @@ std::string device_description(int device) {
 
 namespace portable {
 
-void* result_scratch(const queue& q, std::size_t bytes) {
-  if (bytes > sizeof(backend::control_block::result))
-    throw error(errc::unsupported, "reduce: result type larger than the result slot (" + std::to_string(bytes) + " bytes)");
-  return q.state().control->result;
+result_slot::result_slot(const queue& q, const char* function) : q_(q), function_(function) {
+  detail::queue_state& s = q.state();
+  s.refuse_capture(function);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  index_ = s.results.take();
+  if (index_ == slot_pool::none) {
+    void* host = nullptr;
+    void* device = nullptr;
+    backend::check_hip(hipHostMalloc(&host, s.results.block_bytes(), hipHostMallocMapped | hipHostMallocPortable),
+                       "reduce: allocating pinned result slots");
+    s.host_blocks.push_back(host);
+    backend::check_hip(hipHostGetDevicePointer(&device, host, 0), "reduce: mapping pinned result slots");
+    s.results.add_block(static_cast<unsigned char*>(device), static_cast<unsigned char*>(host));
+    index_ = s.results.take();
+  }
+  device_ = s.results.at(index_);
+  host_ = s.results.mirror_at(index_);
 }
 
-void read_result(const queue& q, void* host, const void* d_slot, std::size_t bytes) {
-  detail::queue_state& s = q.state();
-  {
-    backend::device_guard g(s.device);
-    backend::check_hip(hipMemcpyAsync(s.pinned_result, d_slot, bytes, hipMemcpyDeviceToHost, s.stream), "reduce: copying the result");
-  }
-  s.synchronize_and_check();
-  std::memcpy(host, s.pinned_result, bytes);
+result_slot::~result_slot() {
+  detail::queue_state& s = q_.state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.results.give_back(index_);
+}
+
+void result_slot::read(void* host, std::size_t bytes) {
+  q_.state().synchronize_and_check(function_);
+  std::memcpy(host, host_, bytes);
 }
 
 }  // namespace portable

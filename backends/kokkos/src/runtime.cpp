@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce kokkos: queues, devices, memory, the per-queue result slot and device-side errors.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +27,7 @@ using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
 std::mutex init_mutex;
 bool initialized_here = false;  // guarded by init_mutex
+std::atomic<bool> ready{false};  // Kokkos is initialized (by anyone)
 
 void finalize_at_exit() {
   if (Kokkos::is_initialized()) Kokkos::finalize();
@@ -84,14 +87,17 @@ exec_space new_instance() {
 #endif
 }
 
-constexpr device_status no_error{npos, npos};
-
 }  // namespace
 
 void ensure_initialized() {
-  if (Kokkos::is_initialized()) return;
+  // `ready` (not Kokkos::is_initialized alone) makes the fast path race-free for threads that
+  // meet here while another initializes.
+  if (ready.load(std::memory_order_acquire) && Kokkos::is_initialized()) return;
   std::lock_guard<std::mutex> lock(init_mutex);
-  if (Kokkos::is_initialized()) return;
+  if (Kokkos::is_initialized()) {
+    ready.store(true, std::memory_order_release);
+    return;
+  }
 #if KOKKOS_VERSION >= 40000
   const bool finalized = initialized_here || Kokkos::is_finalized();
 #else
@@ -100,6 +106,7 @@ void ensure_initialized() {
   if (finalized) throw preduce::error(errc::unsupported, "Kokkos has been finalized; preduce cannot run any more work");
   Kokkos::initialize();
   initialized_here = true;
+  ready.store(true, std::memory_order_release);
   // Registered after Kokkos's own statics exist, so it runs before they are destroyed; the
   // default queue, built after this, is destroyed before it.
   std::atexit(finalize_at_exit);
@@ -113,6 +120,10 @@ void ensure_initialized() {
 
 namespace detail {
 
+queue_state::queue_state(backend::exec_space instance, int device_id, std::shared_ptr<std::mutex> instance_lock)
+    : exec(std::move(instance)), device(device_id), lock(std::move(instance_lock)), mutex(*lock),
+      results(max_result_bytes, 64), statuses(sizeof(backend::device_status), 256) {}
+
 queue_state::~queue_state() {
   if (Kokkos::is_initialized()) {
     try {
@@ -120,50 +131,41 @@ queue_state::~queue_state() {
     } catch (...) {  // a destructor path: the fault was or will be reported elsewhere
     }
   }
-  backend::release(scratch_);
   backend::release(workspace_);
+  for (void* block : device_blocks_) backend::release(block);
 }
 
-backend::device_status* queue_state::status() {
-  if (scratch_ == nullptr) {
-    constexpr std::size_t first_slot = 64;  // every built-in result fits (moments<double>: 24 bytes)
-    scratch_ = static_cast<unsigned char*>(backend::allocate(backend::status_bytes + first_slot, "queue scratch"));
-    slot_capacity_ = first_slot;
-    backend::translate(errc::device_fault, "queue", [&] {
-      backend::enqueue_copy<backend::memory_space, Kokkos::HostSpace>(exec, scratch_, &backend::no_error, sizeof backend::no_error);
-      exec.fence();
-    });
+namespace {
+//! Adds a block of pool's size in memory_space, with a host mirror, to `pool`.
+void grow(portable::slot_pool& pool, std::vector<void*>& blocks, std::vector<std::unique_ptr<unsigned char[]>>& mirrors, const char* what) {
+  unsigned char* block = static_cast<unsigned char*>(backend::allocate(pool.block_bytes(), what));
+  blocks.push_back(block);
+  mirrors.emplace_back(new unsigned char[pool.block_bytes()]);
+  pool.add_block(block, mirrors.back().get());
+}
+}  // namespace
+
+backend::device_status* queue_state::status_slot_for_call() {
+  std::uint32_t slot = statuses.take();
+  if (slot == portable::slot_pool::none) {
+    portable::reclaim_clean_verdicts(*this, [&] { fence("reduce_segments"); });
+    slot = statuses.take();
   }
-  return reinterpret_cast<backend::device_status*>(scratch_);
-}
-
-void* queue_state::result_slot(std::size_t bytes) {
-  status();
-  if (bytes > slot_capacity_) {
-    // Work already enqueued may still use the old slot and status: wait, then carry the status over.
-    fence("result slot");
-    unsigned char* grown = static_cast<unsigned char*>(backend::allocate(backend::status_bytes + bytes, "queue scratch"));
-    backend::translate(errc::device_fault, "result slot", [&] {
-      backend::enqueue_copy<backend::memory_space, backend::memory_space>(exec, grown, scratch_, sizeof(backend::device_status));
-      exec.fence();
-    });
-    backend::release(scratch_);
-    scratch_ = grown;
-    slot_capacity_ = bytes;
+  if (slot == portable::slot_pool::none) {
+    grow(statuses, device_blocks_, mirrors_, "status slots");
+    slot = statuses.take();
   }
-  return scratch_ + backend::status_bytes;
+  verdicts.add(slot, false);
+  return reinterpret_cast<backend::device_status*>(statuses.at(slot));
 }
 
-void queue_state::read_result_slot(void* host, std::size_t bytes, const char* function) {
-  std::vector<unsigned char> staged(backend::status_bytes + bytes);
-  backend::translate(errc::device_fault, function, [&] {
-    backend::enqueue_copy<Kokkos::HostSpace, backend::memory_space>(exec, staged.data(), scratch_, staged.size());
-    exec.fence();
-  });
-  backend::device_status seen;
-  std::memcpy(&seen, staged.data(), sizeof seen);
-  throw_if_failed(seen, function);
-  std::memcpy(host, staged.data() + backend::status_bytes, bytes);
+std::uint32_t queue_state::take_result_slot() {
+  std::uint32_t slot = results.take();
+  if (slot == portable::slot_pool::none) {
+    grow(results, device_blocks_, mirrors_, "result slots");
+    slot = results.take();
+  }
+  return slot;
 }
 
 void* queue_state::workspace(std::size_t bytes) {
@@ -185,40 +187,78 @@ void queue_state::fence(const char* function) {
 
 void queue_state::synchronize(const char* function) {
   fence(function);
-  if (scratch_ == nullptr) return;  // no kernel that records errors ever ran on this queue
-  backend::device_status seen;
-  backend::translate(errc::device_fault, function, [&] {
-    backend::enqueue_copy<Kokkos::HostSpace, backend::memory_space>(exec, &seen, scratch_, sizeof seen);
-    exec.fence();
-  });
-  throw_if_failed(seen, function);
+  portable::deliver_verdicts(*this);
 }
 
-void queue_state::throw_if_failed(const backend::device_status& seen, const char* function) {
-  if (seen.first_bad_offset == npos) return;
-  backend::translate(errc::device_fault, function, [&] {
-    backend::enqueue_copy<backend::memory_space, Kokkos::HostSpace>(exec, scratch_, &backend::no_error, sizeof backend::no_error);
+void queue_state::read_status_blocks(const std::vector<std::size_t>& blocks) {
+  backend::translate(errc::device_fault, "synchronize: reading offset verdicts", [&] {
+    for (const std::size_t b : blocks)
+      backend::enqueue_copy<Kokkos::HostSpace, backend::memory_space>(exec, statuses.block_mirror(b), statuses.block(b), statuses.block_bytes());
     exec.fence();
   });
-  throw preduce::error(errc::bad_offsets, portable::bad_offsets_message(seen.first_bad_offset));
+}
+
+std::uint64_t queue_state::bad_position(std::uint32_t slot) const {
+  backend::device_status st;
+  std::memcpy(&st, statuses.mirror_at(slot), sizeof st);
+  return st.first_bad_offset == npos ? portable::no_verdict : st.first_bad_offset;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Memory (memory.hpp)
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+//! The live allocations of device_allocate (base -> bytes), so pointer checks can hold a range
+//! inside the allocation it starts in where it is preduce's own (Kokkos has no query for memory
+//! it did not allocate through us).
+class allocations {
+ public:
+  void add(const void* p, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  }
+  void remove(const void* p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_.erase(reinterpret_cast<std::uintptr_t>(p));
+  }
+  //! The allocation holding p as {base, bytes}, or {0, 0}.
+  std::pair<std::uintptr_t, std::size_t> holding(const void* p) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_.upper_bound(a);
+    if (it == live_.begin()) return {0, 0};
+    --it;
+    return a - it->first < it->second ? *it : std::pair<const std::uintptr_t, std::size_t>{0, 0};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::uintptr_t, std::size_t> live_;
+};
+
+allocations& preduce_allocations() {
+  static allocations a;
+  return a;
+}
+}  // namespace
+
 void* device_allocate(const queue& q, std::size_t bytes) {
   (void)q;  // one device, one memory space: every queue allocates the same way
   backend::ensure_initialized();
-  return bytes ? backend::allocate(bytes, "device_buffer") : nullptr;
+  if (bytes == 0) return nullptr;
+  void* p = backend::allocate(bytes, "device_buffer");
+  preduce_allocations().add(p, bytes);
+  return p;
 }
 
 void device_free(const queue& q, void* p) noexcept {
   if (p == nullptr || !Kokkos::is_initialized()) return;
   try {
-    q.state().exec.fence();  // the buffer may still be read by enqueued work
+    q.state().fence("device_buffer");  // the buffer may still be read by enqueued work
   } catch (...) {  // noexcept path: a fault surfaces at the queue's next synchronizing call
   }
+  preduce_allocations().remove(p);
   backend::release(p);
 }
 
@@ -250,14 +290,13 @@ void copy_on_device_bytes(const queue& q, void* d_dst, const void* d_src, std::s
 // Pointer checks (request.hpp)
 // ---------------------------------------------------------------------------------------------
 
-// Host execution spaces (Serial, OpenMP, Threads, HPX) reduce host memory: every pointer is
-// "device memory" and there is nothing to check. On Kokkos's CUDA backend the CUDA runtime
-// tells host from device memory and which device owns it. Kokkos offers no such query for
-// its other GPU backends (HIP, SYCL, OpenMPTarget): there this check is not possible, and a
-// host pointer faults in the kernel (reported at the next synchronizing call, or by the
-// backend's own abort).
+// Host execution spaces (Serial, OpenMP, Threads, HPX) reduce host memory: any address is
+// "device memory". On Kokkos's CUDA backend the CUDA runtime tells host from device memory and
+// which device owns it. Kokkos offers no such query for its other GPU backends (HIP, SYCL,
+// OpenMPTarget): there a host pointer faults in the kernel (reported at the next synchronizing
+// call, or by the backend's own abort). On every space, a range that starts inside memory of a
+// preduce::device_buffer must end inside it.
 void check_device_pointer(const queue& q, const void* p, std::size_t bytes, const char* function, const char* argument) {
-  (void)bytes;
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same<backend::exec_space, Kokkos::Cuda>::value) {
     cudaPointerAttributes attributes{};
@@ -268,13 +307,15 @@ void check_device_pointer(const queue& q, const void* p, std::size_t bytes, cons
     if (attributes.type == cudaMemoryTypeDevice && attributes.device != q.state().exec.cuda_device())
       fail(errc::wrong_device, function,
            std::string(argument) + " is on device " + std::to_string(attributes.device) + ", not on Kokkos's device");
-    return;
   }
 #endif
   (void)q;
-  (void)p;
-  (void)function;
-  (void)argument;
+  const auto [base, size] = preduce_allocations().holding(p);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (size != 0 && bytes > size - (a - base))
+    fail(errc::out_of_bounds, function,
+         std::string(argument) + ": " + std::to_string(bytes) + " bytes from there run past the end of its device_buffer (" +
+             std::to_string(size) + " bytes)");
 }
 
 }  // namespace detail
@@ -284,6 +325,13 @@ void check_device_pointer(const queue& q, const void* p, std::size_t bytes, cons
 // ---------------------------------------------------------------------------------------------
 
 namespace {
+//! The lock of the default execution space instance, which every default queue (and, before
+//! Kokkos 4, every queue: new_instance) runs on.
+std::shared_ptr<std::mutex> default_instance_lock() {
+  static const auto lock = std::make_shared<std::mutex>();
+  return lock;
+}
+
 //! The queue that queue() copies: the default instance, built on first use (after Kokkos is
 //! initialized, so it is destroyed before the library finalizes Kokkos at exit).
 const queue& default_queue() {
@@ -297,22 +345,46 @@ queue::queue() : queue(default_queue()) {}
 queue::queue(int device) {
   backend::check_device_index(device, "queue");
   backend::ensure_initialized();
-  state_ = std::make_shared<detail::queue_state>(backend::new_instance(), device);
+#if KOKKOS_VERSION >= 40000
+  state_ = std::make_shared<detail::queue_state>(backend::new_instance(), device, std::make_shared<std::mutex>());
+#else
+  state_ = std::make_shared<detail::queue_state>(backend::new_instance(), device, default_instance_lock());
+#endif
 }
 
-// On this backend a native handle points to a Kokkos::DefaultExecutionSpace. The instance is
-// copied (Kokkos instances are shared handles), so the caller's object may go away; a null
-// handle means the default instance.
+// As on every backend, a native handle is the execution space's native stream (cudaStream_t
+// under Kokkos::Cuda, hipStream_t under Kokkos::HIP), and null means the default instance.
+// Host execution spaces have no native stream: only null is accepted there.
 queue queue::wrap(void* native_handle, int device) {
   backend::check_device_index(device, "queue::wrap");
   backend::ensure_initialized();
-  backend::exec_space instance = native_handle ? *static_cast<const backend::exec_space*>(native_handle) : backend::exec_space();
-  return queue(std::make_shared<detail::queue_state>(std::move(instance), device));
+  if (native_handle == nullptr)
+    return queue(std::make_shared<detail::queue_state>(backend::exec_space(), device, default_instance_lock()));
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<backend::exec_space, Kokkos::Cuda>::value)
+    return queue(std::make_shared<detail::queue_state>(Kokkos::Cuda(static_cast<cudaStream_t>(native_handle)), device,
+                                                       std::make_shared<std::mutex>()));
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  if constexpr (std::is_same<backend::exec_space, Kokkos::HIP>::value)
+    return queue(std::make_shared<detail::queue_state>(Kokkos::HIP(static_cast<hipStream_t>(native_handle)), device,
+                                                       std::make_shared<std::mutex>()));
+#endif
+  throw error(errc::unsupported, std::string("queue::wrap: Kokkos's ") + backend::exec_space::name() +
+                                     " execution space has no native stream to wrap; pass nullptr for its default instance");
 }
 
 int queue::device() const noexcept { return state_->device; }
 
-void* queue::native_handle() const noexcept { return &state_->exec; }
+void* queue::native_handle() const noexcept {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<backend::exec_space, Kokkos::Cuda>::value) return state_->exec.cuda_stream();
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  if constexpr (std::is_same<backend::exec_space, Kokkos::HIP>::value) return state_->exec.hip_stream();
+#endif
+  return nullptr;
+}
 
 void queue::synchronize() const { state_->synchronize("synchronize"); }
 
@@ -330,17 +402,33 @@ std::string device_description(int device) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The sync forms' result slot (portable/builtin_dispatch.hpp)
+// The synchronous forms' result slot (portable/builtin_dispatch.hpp)
 // ---------------------------------------------------------------------------------------------
 
 namespace portable {
 
-void* result_scratch(const queue& q, std::size_t bytes) { return q.state().result_slot(bytes); }
-
-void read_result(const queue& q, void* host, const void* d_slot, std::size_t bytes) {
+result_slot::result_slot(const queue& q, const char* function) : q_(q), function_(function) {
   detail::queue_state& s = q.state();
-  if (d_slot != s.result_slot(bytes)) detail::fail(errc::invalid_argument, "read_result", "the slot is not this queue's result slot");
-  s.read_result_slot(host, bytes, "reduce");
+  std::lock_guard<std::mutex> lock(s.mutex);
+  index_ = s.take_result_slot();
+  device_ = s.results.at(index_);
+  host_ = s.results.mirror_at(index_);
+}
+
+result_slot::~result_slot() {
+  detail::queue_state& s = q_.state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.results.give_back(index_);
+}
+
+void result_slot::read(void* host, std::size_t bytes) {
+  detail::queue_state& s = q_.state();
+  s.synchronize(function_);
+  backend::translate(errc::device_fault, function_, [&] {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    backend::enqueue_copy<Kokkos::HostSpace, backend::memory_space>(s.exec, host, device_, bytes);
+    s.exec.fence();
+  });
 }
 
 }  // namespace portable

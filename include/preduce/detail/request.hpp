@@ -49,12 +49,22 @@ struct request {
   bool partial;                  //!< results are reproducible_partial states (partial_of)
 };
 
+//! The largest result a synchronous call returns (custom accumulators included), on every
+//! backend: a reproducible moments partial of double, the largest built-in result, has 120 bytes.
+inline constexpr std::size_t max_result_bytes = 128;
+
+//! The most bytes any pointer range may span: a C++ object's limit (PTRDIFF_MAX). Every range
+//! the front door accepts is below it and does not wrap the address space, so no rounding-up a
+//! backend makes of a size (adding far less than 2^63) can wrap.
+inline constexpr std::size_t max_range_bytes = std::size_t(PTRDIFF_MAX);
+
 // Implemented by the backend (libpreduce).
-//! Checks that p (bytes long) is device memory usable on q's device; throws otherwise.
+//! Checks that [p, p + bytes) is device memory usable on q's device and, where the backend knows
+//! p's allocation, lies inside it; throws otherwise.
 void check_device_pointer(const queue& q, const void* p, std::size_t bytes, const char* function, const char* argument);
 //! Enqueues r on q; the result lands in r.out. Never waits.
 void dispatch(const queue& q, const request& r);
-//! Runs r on q into library scratch memory, copies the result to host_out and waits.
+//! Runs r on q into a result slot of its own, waits, and copies the result to host_out.
 void dispatch_to_host(const queue& q, const request& r, void* host_out);
 
 //! True for f16, bf16, f32 and f64.
@@ -83,25 +93,58 @@ constexpr const char* reproducible_refusal(op_id op, dtype in) {
   throw error(c, std::string(function) + ": " + what);
 }
 
+//! a * b, or errc::size_overflow naming `what`.
+inline std::size_t checked_multiply(std::size_t a, std::size_t b, const char* function, const char* what) {
+  std::size_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p)) fail(errc::size_overflow, function, std::string(what) + " overflows std::size_t");
+  return p;
+}
+
+//! Throws errc::size_overflow unless [p, p + bytes) spans at most max_range_bytes and ends at or
+//! below the top of the address space.
+inline void check_range(const void* p, std::size_t bytes, const char* function, const char* argument) {
+  const auto start = reinterpret_cast<std::uintptr_t>(p);
+  if (bytes > max_range_bytes || start > std::uintptr_t(-1) - bytes)
+    fail(errc::size_overflow, function,
+         std::string(argument) + " spans " + std::to_string(bytes) + " bytes, past the end of the address space");
+}
+
+//! Throws errc::invalid_argument for an option outside its enumeration.
+inline void check_options(const char* function, const options& o) {
+  if (unsigned(o.det) > unsigned(determinism::reproducible))
+    fail(errc::invalid_argument, function, "options::det holds " + std::to_string(unsigned(o.det)) + ", not a preduce::determinism");
+  if (unsigned(o.algo) > unsigned(algorithm::atomic))
+    fail(errc::invalid_argument, function, "options::algo holds " + std::to_string(unsigned(o.algo)) + ", not a preduce::algorithm");
+  if (unsigned(o.warp) > unsigned(warp_algorithm::hardware))
+    fail(errc::invalid_argument, function,
+         "options::warp holds " + std::to_string(unsigned(o.warp)) + ", not a preduce::warp_algorithm");
+}
+
 inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto a0 = reinterpret_cast<std::uintptr_t>(a), b0 = reinterpret_cast<std::uintptr_t>(b);
   return a_bytes && b_bytes && a0 < b0 + b_bytes && b0 < a0 + a_bytes;
 }
 
-//! Host-side checks that need no device: null pointers, size overflow, output overlap, and (via
-//! the backend) that every pointer is device memory of q's device. Throws before any launch.
+//! Host-side checks that need no device: options, null pointers, sizes (every product and sum
+//! the front door forms is overflow-checked, and every range fits the address space), (via the
+//! backend) that every range is device memory of q's device inside its allocation, and output
+//! overlap. Throws before any launch, so nothing is written.
 inline void validate(const queue& q, const request& r) {
-  const std::size_t elem = r.elem_size;
-  std::size_t in_bytes = 0;
-  if (r.layout == shape::rows || r.layout == shape::columns) {
-    std::size_t n = 0;
-    if (__builtin_mul_overflow(r.rows, r.cols, &n)) fail(errc::size_overflow, r.function, "rows * cols overflows std::size_t");
-  }
-  if (__builtin_mul_overflow(r.n, elem, &in_bytes)) fail(errc::size_overflow, r.function, "input size in bytes overflows std::size_t");
+  check_options(r.function, r.opt);
+  if (r.layout == shape::rows || r.layout == shape::columns) checked_multiply(r.rows, r.cols, r.function, "rows * cols");
+  const std::size_t in_bytes = checked_multiply(r.n, r.elem_size, r.function, "the input's size in bytes");
+  // The output spans (results - 1) * stride + 1 results.
   std::size_t out_bytes = 0;
-  if (r.results && __builtin_mul_overflow((r.results - 1), r.out_stride, &out_bytes))
-    fail(errc::size_overflow, r.function, "output extent overflows std::size_t");
-  out_bytes = r.results ? (out_bytes + 1) * r.result_bytes : 0;
+  if (r.results) {
+    const std::size_t span = checked_multiply(r.results - 1, r.out_stride, r.function, "the output's extent (results - 1) * stride");
+    if (span == std::size_t(-1)) fail(errc::size_overflow, r.function, "the output's extent overflows std::size_t");
+    out_bytes = checked_multiply(span + 1, r.result_bytes, r.function, "the output's extent in bytes");
+  }
+  std::size_t offset_bytes = 0;
+  if (r.layout == shape::segments) {
+    if (r.segments == std::size_t(-1)) fail(errc::size_overflow, r.function, "segments + 1 offsets overflow std::size_t");
+    offset_bytes = checked_multiply(r.segments + 1, dtype_size(r.offset_type), r.function, "the offsets' size in bytes");
+  }
 
   if (r.opt.det == determinism::reproducible && r.in != dtype::none && reproducible_refusal(r.op, r.in))
     fail(errc::unsupported, r.function, reproducible_refusal(r.op, r.in));
@@ -109,20 +152,22 @@ inline void validate(const queue& q, const request& r) {
   if (r.op == op_id::dot && r.n > 0 && r.y == nullptr) fail(errc::null_pointer, r.function, "dot's second input (y) is null");
   if (r.results > 0 && r.out == nullptr) fail(errc::null_pointer, r.function, "output pointer is null");
   if (r.layout == shape::segments && r.offsets == nullptr) fail(errc::null_pointer, r.function, "offsets pointer is null");
-  if (r.layout == shape::segments && r.out_stride == 0 && r.results > 1) fail(errc::invalid_argument, r.function, "output stride is 0");
-  if ((r.layout == shape::rows || r.layout == shape::columns) && r.out_stride == 0 && r.results > 1)
-    fail(errc::invalid_argument, r.function, "output stride is 0");
+  if (r.layout != shape::whole && r.out_stride == 0 && r.results > 1) fail(errc::invalid_argument, r.function, "output stride is 0");
 
+  if (r.n > 0) check_range(r.x, in_bytes, r.function, "the input");
+  if (r.n > 0 && r.y) check_range(r.y, in_bytes, r.function, "dot's second input (y)");
+  if (r.offsets) check_range(r.offsets, offset_bytes, r.function, "the offsets");
+  if (r.out && r.results > 0) check_range(r.out, out_bytes, r.function, "the output");
+
+  if (r.n > 0) check_device_pointer(q, r.x, in_bytes, r.function, "input");
+  if (r.n > 0 && r.y) check_device_pointer(q, r.y, in_bytes, r.function, "dot's second input (y)");
+  if (r.offsets) check_device_pointer(q, r.offsets, offset_bytes, r.function, "offsets");
+  if (r.out && r.results > 0) check_device_pointer(q, r.out, out_bytes, r.function, "output");
   if (r.out) {
     if (ranges_overlap(r.out, out_bytes, r.x, in_bytes)) fail(errc::overlap, r.function, "output overlaps the input");
     if (r.y && ranges_overlap(r.out, out_bytes, r.y, in_bytes)) fail(errc::overlap, r.function, "output overlaps dot's second input");
-    if (r.offsets && ranges_overlap(r.out, out_bytes, r.offsets, (r.segments + 1) * dtype_size(r.offset_type)))
-      fail(errc::overlap, r.function, "output overlaps the offsets");
+    if (r.offsets && ranges_overlap(r.out, out_bytes, r.offsets, offset_bytes)) fail(errc::overlap, r.function, "output overlaps the offsets");
   }
-  if (r.n > 0) check_device_pointer(q, r.x, in_bytes, r.function, "input");
-  if (r.n > 0 && r.y) check_device_pointer(q, r.y, in_bytes, r.function, "dot's second input (y)");
-  if (r.offsets) check_device_pointer(q, r.offsets, (r.segments + 1) * dtype_size(r.offset_type), r.function, "offsets");
-  if (r.out && r.results > 0) check_device_pointer(q, r.out, out_bytes, r.function, "output");
 }
 
 template <class Op> struct is_builtin_op {

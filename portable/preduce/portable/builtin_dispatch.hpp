@@ -234,10 +234,32 @@ namespace portable {
 template <group G, part P, width W>
 void run_compiled(const queue& q, const detail::request& r);
 
-//! A per-queue device slot for one result of up to `bytes` (the sync forms' output).
-void* result_scratch(const queue& q, std::size_t bytes);
-//! Copies a result slot to the host, waits for q, and throws any pending device-side error.
-void read_result(const queue& q, void* host, const void* d_slot, std::size_t bytes);
+//! The synchronous forms' result: a slot of detail::max_result_bytes that belongs to one call
+//! from construction to destruction, so threads sharing a queue never share one. Each backend
+//! defines the members (its runtime): the slot lives where the device writes and the host reads
+//! once the queue's work is done (CUDA and HIP: mapped pinned host memory, no copy to wait for).
+class result_slot {
+ public:
+  //! Takes a slot of q's. Throws errc::invalid_argument where q cannot wait now (its stream is
+  //! capturing a CUDA graph), naming `function`.
+  result_slot(const queue& q, const char* function);
+  ~result_slot();
+  result_slot(const result_slot&) = delete;
+  result_slot& operator=(const result_slot&) = delete;
+
+  //! Where the reduction writes its result (device-accessible).
+  void* device() const noexcept { return device_; }
+  //! Waits for q's work, throws the first bad verdict among this thread's earlier calls (or a
+  //! device fault), then copies the result's `bytes` (at most detail::max_result_bytes) to host.
+  void read(void* host, std::size_t bytes);
+
+ private:
+  const queue& q_;
+  const char* function_;
+  void* device_ = nullptr;
+  void* host_ = nullptr;
+  std::uint32_t index_ = 0;
+};
 
 }  // namespace portable
 }  // namespace preduce

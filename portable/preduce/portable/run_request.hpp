@@ -9,8 +9,10 @@
 //   segments(q, red, src, n, d_offsets, segments, d_out, out_stride, opt)
 //                                                                arg index: offset in the segment
 //
-// plus two plain functions: result_scratch(q, bytes) -> a per-queue device slot, and
-// read_result(q, host, slot, bytes), which waits and throws any pending device-side error.
+// Each engine function holds the queue's lock while it enqueues (any number of host threads may
+// call on one queue). The backend also defines portable::result_slot (builtin_dispatch.hpp):
+// the synchronous forms' result slot, one per call, which waits and throws the calling thread's
+// pending device-side errors.
 #pragma once
 
 #include "builtin_dispatch.hpp"

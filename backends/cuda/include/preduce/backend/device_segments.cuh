@@ -528,7 +528,7 @@ __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader&
 //! warps - 1 clear on entry (clear again on exit), pieces holds 2 accumulators a piece warp.
 //! Check: every block loads all segments + 1 offsets (check_offsets_here: one round trip) and
 //! finds the first that breaks the contract; if there is one, block 0 records it in
-//! control->status and no block writes anything.
+//! *status (the call's own status slot) and no block writes anything.
 //! Segment blocks (blockIdx.x < segment_blocks; segments g0 .. g0 + warps - 1, g0 = blockIdx.x
 //! * warps): lane k of every warp loads offsets[g0 + k], with the check's loads, so each warp
 //! knows all its block's segments after one round trip. Warp g - g0 then loads segment g when it
@@ -563,7 +563,7 @@ template <int BlockThreads, int LaneItems, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_short_segments_kernel(Reducer red, Source src, offset_reader off, std::uint32_t n, std::uint32_t segments,
                                  std::uint32_t segment_blocks, typename Reducer::acc_type* pieces, unsigned long long* slots,
-                                 control_block* control, typename Reducer::result_type* out,
+                                 control_block* control, device_status* status, typename Reducer::result_type* out,
                                  std::uint64_t out_stride, warp_algorithm w) {
   begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
@@ -585,7 +585,7 @@ __global__ void __launch_bounds__(BlockThreads)
     if (!__syncthreads_or(bad != ~0u)) return true;  // block-uniform
     atomicMin(&first_bad, bad);
     __syncthreads();
-    if (blockIdx.x == 0 && t == 0) portable::record_bad_offset(&control->status, first_bad);
+    if (blockIdx.x == 0 && t == 0) portable::record_bad_offset(status, first_bad);
     return false;
   };
 
@@ -753,9 +753,9 @@ __global__ void __launch_bounds__(BlockThreads)
 //! Check: every block loads all segments + 1 offsets into shared memory (one round trip, the
 //! only one before the elements', each offset read with the one before it) and finds the first
 //! that breaks the contract, as check_offsets_kernel would; if there is one, block 0 records it
-//! in control->status and no block writes anything. So the whole call is two dependent round
-//! trips (offsets, elements), and a third where a segment is cut between blocks, where the
-//! two-launch path has a dozen.
+//! in *status (the call's own status slot) and no block writes anything. So the whole call is
+//! two dependent round trips (offsets, elements), and a third where a segment is cut between
+//! blocks, where the two-launch path has a dozen.
 //! Work: the merge path with unit weight: element e (counted from offsets[0]) of segment s is
 //! unit e + s, and segment s's end item unit offsets[s + 1] - offsets[0] + s. The block with
 //! start ticket b (blocks take tickets as they start, so every block before b in this order has
@@ -778,6 +778,7 @@ template <int BlockThreads, int Items, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     reduce_segments_small_kernel(Reducer red, Source src, offset_reader off, std::uint64_t n, std::uint64_t segments,
                                  typename Reducer::acc_type* pieces, unsigned long long* slots, control_block* control,
+                                 device_status* status,
                                  typename Reducer::result_type* out, std::uint64_t out_stride, warp_algorithm w) {
   begin_after_prior_grid();
   using Acc = typename Reducer::acc_type;
@@ -813,7 +814,7 @@ __global__ void __launch_bounds__(BlockThreads)
   if (__syncthreads_or(bad != ~0u)) {  // block-uniform
     atomicMin(&first_bad, bad);
     __syncthreads();
-    if (blockIdx.x == 0 && t == 0) portable::record_bad_offset(&control->status, first_bad);
+    if (blockIdx.x == 0 && t == 0) portable::record_bad_offset(status, first_bad);
     return;
   }
 
@@ -941,8 +942,9 @@ __global__ void __launch_bounds__(BlockThreads)
 }
 
 //! Enqueues out[i * out_stride] = reduction of segment i for i < segments (segments >= 1),
-//! unless the offsets break the contract: then nothing is written and the queue's status
-//! records the first bad offset for the next synchronizing call.
+//! unless the offsets break the contract: then nothing is written and the call's status slot
+//! (queue_state::status_slot_for_call) records the first bad offset for the next synchronizing
+//! call of the calling thread.
 //! Shape: fewer than small_segment_offsets segments over at most short_segment_max_elements
 //! elements (and the queue's slots hold two a piece warp): reduce_short_segments_kernel, one
 //! launch. Else fewer than small_segment_offsets segments whose n + segments items fit
@@ -954,8 +956,7 @@ template <class Reducer, class Source, class Off>
 void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n, const Off* offsets,
                       std::uint64_t segments, typename Reducer::result_type* out, std::uint64_t out_stride, options o) {
   using Acc = typename Reducer::acc_type;
-  device_status* status = &s.control->status;
-  s.may_have_device_status = true;
+  device_status* status = s.status_slot_for_call();
   const std::uint64_t items = n + segments;
   const offset_reader reader{offsets, sizeof(Off) == 8};
 
@@ -976,7 +977,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     Acc* pieces = static_cast<Acc*>(s.scratch(2 * piece_warps * sizeof(Acc)));
     constexpr auto kernel = reduce_short_segments_kernel<BT, short_segment_lane_items, Reducer, Source>;
     launch(s, kernel, segment_blocks + unsigned(piece_warps / warps), BT, "reduce_segments: launch", red, src, reader, std::uint32_t(n),
-           std::uint32_t(segments), segment_blocks, pieces, s.partial_slots, s.control, out, out_stride, o.warp);
+           std::uint32_t(segments), segment_blocks, pieces, s.partial_slots, s.control, status, out, out_stride, o.warp);
     return true;
   };
   if (segments < small_segment_offsets && n <= short_segment_max_elements &&
@@ -996,7 +997,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     Acc* pieces = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
     constexpr auto kernel = reduce_segments_small_kernel<block_threads, per, Reducer, Source>;
     launch(s, kernel, grid, block_threads, "reduce_segments: launch", red, src, reader, n, segments, pieces, s.partial_slots, s.control,
-           out, out_stride, o.warp);
+           status, out, out_stride, o.warp);
     return true;
   };
   // As many blocks as fit at half of small_segment_items units a thread (the input takes more

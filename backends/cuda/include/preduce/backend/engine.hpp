@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include <preduce/execution.hpp>
 
@@ -19,12 +20,14 @@ namespace preduce {
 namespace backend {
 
 //! Enqueues reductions on a queue's stream; never waits; writes finalized results to device
-//! memory.
+//! memory. Each call holds the queue's mutex while it enqueues (queue_state), so any number of
+//! host threads may call on one queue.
 struct engine {
   template <class Reducer, class Source>
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
                     typename Reducer::result_type* d_out, options o) {
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     if constexpr (is_binned_reducer<Reducer>::value) reduce_whole_binned(s, red, src, n, d_out, o);
     else reduce_whole(s, red, src, n, d_out, o);
@@ -38,6 +41,7 @@ struct engine {
                    typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     if (rows == 0) return;
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     enqueue_rows(s, red, src, rows, cols, d_out, out_stride, o);
   }
@@ -47,6 +51,7 @@ struct engine {
                       typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     if (cols == 0) return;
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     enqueue_columns(s, red, src, rows, cols, d_out, out_stride, o);
   }
@@ -56,6 +61,7 @@ struct engine {
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     if (segments == 0) return;
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
   }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include <preduce/execution.hpp>
 #include <preduce/portable/segment_offsets.hpp>
@@ -23,6 +24,7 @@ struct engine {
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
                     typename Reducer::result_type* d_out, options o) {
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     reduce_whole(s, red, src, n, d_out, o);
   }
@@ -31,6 +33,7 @@ struct engine {
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     const unsigned grid = grid_for(s.cu_count, rows, 1);
     with_wave(s, [&](auto wave) {
@@ -43,6 +46,7 @@ struct engine {
   static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                       typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     reduce_columns_kernel<<<grid_for(s.cu_count, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
     check_hip(hipGetLastError(), "reduce_columns: launch");
@@ -52,9 +56,9 @@ struct engine {
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
     detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    device_status* status = &s.control->status;
-    s.may_have_device_status = true;
+    device_status* status = s.status_slot_for_call();
     const unsigned check_grid = grid_for(s.cu_count, segments + 1, block_threads);
     portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
     check_hip(hipGetLastError(), "reduce_segments: launching the offset check");

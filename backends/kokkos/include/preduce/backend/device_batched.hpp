@@ -311,14 +311,9 @@ struct offsets_check {
   }
 };
 
-//! Shared by both segment kernels: true when this call's offsets are fine. The caller that
-//! passes `report` (exactly one thread of the launch) copies a failed check into the queue's
-//! sticky status, so the next synchronizing call throws.
-KOKKOS_INLINE_FUNCTION bool offsets_ok(device_status* status, bool report) {
-  const std::uint64_t bad = status->call_bad_offset;
-  if (report && bad != npos && status->first_bad_offset == npos) status->first_bad_offset = bad;
-  return bad == npos;
-}
+//! Shared by both segment kernels: true when this call's offset check (its own status slot,
+//! which the next synchronizing call of the calling thread reads) found nothing.
+KOKKOS_INLINE_FUNCTION bool offsets_ok(const device_status* status) { return status->first_bad_offset == npos; }
 
 //! The merge path over checked offsets: the input read as one sequence of items, each
 //! segment's elements followed by one item for its end (item off(s + 1) - base + s, base =
@@ -376,8 +371,8 @@ struct merge_path {
 
 //! The merge-path parts. Requires: one iteration (range policy) or one team (team policy,
 //! team t taking parts t, t + league, ...) per part; pieces holds 2 * parts accumulators and
-//! cut parts entries; offsets checked into status->call_bad_offset. When the check failed,
-//! writes nothing (part 0 records the error). Otherwise part p writes out[s * stride] for its
+//! cut parts entries; offsets checked into status->first_bad_offset. When the check failed,
+//! writes nothing. Otherwise part p writes out[s * stride] for its
 //! complete segments; pieces[2p] = its cut-in piece, pieces[2p + 1] = its cut-out piece; and
 //! cut[p] = the cut-out segment, or npos. Elements are lifted with their position in the segment.
 //! On teams, complete segments go one per team thread and pieces are TeamThreadRange reductions.
@@ -395,7 +390,7 @@ struct segments_by_part {
   device_status* status;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t part) const {
-    if (!offsets_ok(status, part == 0)) return;
+    if (!offsets_ok(status)) return;
     const std::uint64_t p = std::uint64_t(part);
     const auto r = path.of(p);
     cut[p] = npos;
@@ -422,7 +417,7 @@ struct segments_by_part {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const team_member& team) const {
-    if (!offsets_ok(status, team.league_rank() == 0 && team.team_rank() == 0)) return;
+    if (!offsets_ok(status)) return;
     for (std::uint64_t p = std::uint64_t(team.league_rank()); p < parts; p += std::uint64_t(team.league_size())) {
       const auto r = path.of(p);
       if (r.cut_in) {
@@ -464,7 +459,7 @@ struct cut_segments_fold {
   std::uint64_t stride;
   device_status* status;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t part) const {
-    if (!offsets_ok(status, false)) return;
+    if (!offsets_ok(status)) return;
     const std::uint64_t p = std::uint64_t(part), s = cut[p];
     if (s == npos) return;
     const std::uint64_t last = path.part_of(path.off(s + 1) - path.off(0) + s);
@@ -475,18 +470,19 @@ struct cut_segments_fold {
 };
 
 //! Enqueues the offset check, then out[i * stride] = reduction of segment i, i < segments
-//! (segments >= 1), unless the check failed: then nothing is written and the queue's status
-//! records the first bad position for the next synchronizing call. Parts hold per_part items
+//! (segments >= 1), unless the check failed: then nothing is written and the call's status slot
+//! (queue_state::status_slot_for_call) records the first bad position for the next synchronizing
+//! call of the calling thread. Parts hold per_part items
 //! of the merge path (at most n + segments items in all): host_part_items on CPUs; on GPUs
 //! about two per worker team, at least gpu_part_items.
 template <class Reducer, class Source, class Off>
 void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n, const Off* offsets,
                       std::uint64_t segments, typename Reducer::result_type* out, std::uint64_t stride) {
   using acc_type = typename Reducer::acc_type;
-  device_status* status = s.status();
+  device_status* status = s.status_slot_for_call();
   Kokkos::parallel_reduce("preduce_offsets", range_policy(s.exec, 0, std::int64_t(segments + 1)),
                           offsets_check<Off>{offsets, n},
-                          Kokkos::Min<std::uint64_t, memory_space>(Kokkos::View<std::uint64_t, memory_space>(&status->call_bad_offset)));
+                          Kokkos::Min<std::uint64_t, memory_space>(Kokkos::View<std::uint64_t, memory_space>(&status->first_bad_offset)));
   const std::uint64_t items = n + segments;
   std::uint64_t per_part = host_part_items;
   if constexpr (!host_shapes) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <mutex>
 #include <string>
 
 #include <preduce/error.hpp>
@@ -32,35 +33,45 @@ void guarded(const char* function, Launch&& launch) {
 }
 
 //! Enqueues reductions on a queue's execution space instance; never waits; writes finalized
-//! results to device memory. Every kernel is run_to_run deterministic whatever the options,
-//! since none uses atomics (determinism::fast gains nothing here); the algorithm option is
-//! advisory and ignored: this backend has one kernel shape per layout and device kind.
+//! results to device memory. Each call holds the instance's lock while it enqueues
+//! (queue_state), so any number of host threads may call on one queue. Every kernel is
+//! run_to_run deterministic whatever the options, since none uses atomics (determinism::fast
+//! gains nothing here); the algorithm option is advisory and ignored: this backend has one
+//! kernel shape per layout and device kind.
 struct engine {
   template <class Reducer, class Source>
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
                     typename Reducer::result_type* d_out, options) {
-    guarded("reduce", [&] { reduce_whole(q.state(), red, src, n, d_out); });
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    guarded("reduce", [&] { reduce_whole(s, red, src, n, d_out); });
   }
 
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (rows == 0) return;
-    guarded("reduce_rows", [&] { enqueue_rows(q.state(), red, src, rows, cols, d_out, out_stride); });
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    guarded("reduce_rows", [&] { enqueue_rows(s, red, src, rows, cols, d_out, out_stride); });
   }
 
   template <class Reducer, class Source>
   static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                       typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (cols == 0) return;
-    guarded("reduce_columns", [&] { enqueue_columns(q.state(), red, src, rows, cols, d_out, out_stride); });
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    guarded("reduce_columns", [&] { enqueue_columns(s, red, src, rows, cols, d_out, out_stride); });
   }
 
   template <class Reducer, class Source, class Off>
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (segments == 0) return;
-    guarded("reduce_segments", [&] { enqueue_segments(q.state(), red, src, n, d_offsets, segments, d_out, out_stride); });
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
   }
 };
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce kokkos: what a preduce::queue holds on this backend (an execution space instance, a
-// device-side status record, the result slot and a workspace) and the kernel-shape switches.
+// preduce kokkos: what a preduce::queue holds on this backend (an execution space instance, its
+// lock, a workspace and the slots it lends to one call at a time) and the kernel-shape switches.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <preduce/execution.hpp>
+#include <preduce/portable/call_slots.hpp>
 #include <preduce/types.hpp>
 
 namespace preduce {
@@ -37,18 +41,12 @@ using device_scalar = Kokkos::View<T, memory_space, Kokkos::MemoryTraits<Kokkos:
 template <class T>
 using device_array = Kokkos::View<T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-//! Device-side errors found by kernels (today: bad segment offsets). Lives at the start of the
-//! queue's scratch allocation; npos means "none".
+//! The verdict of one call's offset check: a status slot of the call's own
+//! (detail::queue_state::status_slot_for_call), written by the check's reduction before the
+//! segment kernels read it; npos means "fine".
 struct device_status {
-  //! First offending offset index found since the last synchronizing call (sticky).
-  std::uint64_t first_bad_offset;
-  //! The offset check of the most recent reduce_segments call; its reduction kernel reads it
-  //! and writes nothing when it is not npos.
-  std::uint64_t call_bad_offset;
+  std::uint64_t first_bad_offset;  //!< the first offset index that breaks the contract, or npos
 };
-
-//! Bytes of scratch before the result slot: the status, padded so the slot stays 64-byte aligned.
-inline constexpr std::size_t status_bytes = 64;
 
 //! Initializes Kokkos if nobody has (finalizing it at exit in that case); throws preduce::error
 //! if Kokkos was already finalized.
@@ -58,40 +56,54 @@ void ensure_initialized();
 
 namespace detail {
 
-//! Backend state behind preduce::queue (kokkos). Not thread-safe: use a queue from one host
-//! thread at a time, like the execution space instance it holds.
+//! Backend state behind preduce::queue (kokkos). Shared by every copy of a queue, so its members
+//! after `lock` are guarded by *lock, which each call holds while it enqueues (on host execution
+//! spaces, while it runs): calls of several threads never interleave their kernels on the
+//! instance or share its workspace. Queues on one execution space instance share one mutex
+//! (Kokkos 3 has a single instance per space; its team and reduction scratch serve one launch at
+//! a time). What a call keeps past its enqueue (a synchronous call's result, a segment call's
+//! verdict) lives in a slot of its own.
 struct queue_state {
   backend::exec_space exec;  //!< every kernel and copy of the queue runs on this instance
-  int device;
+  const int device;
+  const std::shared_ptr<std::mutex> lock;  //!< the instance's: see above
 
-  queue_state(backend::exec_space instance, int device_id) : exec(std::move(instance)), device(device_id) {}
+  std::mutex& mutex;  //!< *lock, under the name portable::deliver_verdicts uses
+  portable::slot_pool results;   //!< the synchronous forms' result slots (memory_space, host mirrors)
+  portable::slot_pool statuses;  //!< the segment calls' status slots (memory_space, host mirrors)
+  portable::verdict_book verdicts;
+
+  queue_state(backend::exec_space instance, int device_id, std::shared_ptr<std::mutex> instance_lock);
   ~queue_state();
   queue_state(const queue_state&) = delete;
   queue_state& operator=(const queue_state&) = delete;
 
-  //! The device status record (allocated, set to "no error", on first use).
-  backend::device_status* status();
-  //! A device slot of at least `bytes`, 64-byte aligned, right after the status record.
-  void* result_slot(std::size_t bytes);
-  //! Copies the first `bytes` of the result slot to `host` together with the status, waits,
-  //! and throws for a recorded device error (clearing it) or a fault.
-  void read_result_slot(void* host, std::size_t bytes, const char* function);
+  // Callers of the next three hold *lock.
+
   //! At least `bytes` of device memory for partial results, valid for work enqueued on this
   //! queue afterwards (growing it waits for earlier work first).
   void* workspace(std::size_t bytes);
+  //! A status slot for one call's offset check, entered in `verdicts` for the calling thread.
+  backend::device_status* status_slot_for_call();
+  //! A free result slot (its index), growing the pool when none is free.
+  std::uint32_t take_result_slot();
+
   //! Waits for the instance; a failure inside Kokkos becomes preduce::error(device_fault).
   void fence(const char* function);
-  //! fence(), then throws preduce::error(bad_offsets) for a recorded device error, clearing it.
+  //! fence(), then throws errc::bad_offsets for the first bad verdict among this thread's earlier
+  //! calls. Takes *lock itself.
   void synchronize(const char* function);
 
+  // The verdict policy of portable::deliver_verdicts.
+  void read_status_blocks(const std::vector<std::size_t>& blocks);
+  std::uint64_t bad_position(std::uint32_t slot) const;
+  void clear_status_slots(const std::vector<std::uint32_t>&) {}  // each check rewrites its slot whole
+
  private:
-  unsigned char* scratch_ = nullptr;  //!< [device_status | padding | result slot]
-  std::size_t slot_capacity_ = 0;
   void* workspace_ = nullptr;
   std::size_t workspace_bytes_ = 0;
-
-  //! Throws for a status read back from the device (after a fence), clearing it there.
-  void throw_if_failed(const backend::device_status& seen, const char* function);
+  std::vector<void*> device_blocks_;               //!< the pools' blocks, freed with the queue
+  std::vector<std::unique_ptr<unsigned char[]>> mirrors_;  //!< their host mirrors
 };
 
 }  // namespace detail
