@@ -691,3 +691,116 @@ TEST_CASE_TEMPLATE("reproducible.multiplies_refused", T, float, double, half, bf
   q.synchronize();
   CHECK(out.untouched());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The stated rules: NaN and inf in moments, the condition for correct rounding, from_bytes
+// ---------------------------------------------------------------------------------------------
+
+// moments of data holding a NaN or an infinity follow one rule under run_to_run and
+// reproducible, on every backend: the mean is the special sum (NaN for a NaN or infinities of
+// both signs, else that infinity) and M2 is NaN; the count is exact. Small inputs and long ones
+// (the special value at the start, inside and at the end of many blocks' shares).
+TEST_CASE_TEMPLATE("reproducible.moments_nan_and_inf_rule", T, float, double) {
+  const auto& q = test::shared_queue();
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  struct special_case {
+    const char* name;
+    std::vector<std::pair<std::size_t, T>> at;  // positions (as fractions of n, in 1/8) and values
+    int mean;                                    // 0: NaN, +1: +inf, -1: -inf
+  };
+  const std::vector<special_case> cases = {{"a NaN", {{3, nan}}, 0},
+                                           {"+inf", {{8, inf}}, +1},
+                                           {"+inf first", {{0, inf}}, +1},
+                                           {"-inf, twice", {{2, -inf}, {5, -inf}}, -1},
+                                           {"+inf and -inf", {{1, inf}, {6, -inf}}, 0},
+                                           {"+inf and a NaN", {{7, inf}, {4, nan}}, 0}};
+  for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(33), std::size_t(5000), std::size_t(300007)}) {
+    for (const auto& c : cases) {
+      if (n < c.at.size()) continue;
+      CAPTURE(n);
+      CAPTURE(c.name);
+      auto x = test::make_data<T>(test::data::spread, n, test::seed_for<T>("moments rule", n));
+      for (const auto& [eighths, v] : c.at) x[std::min(n - 1, eighths * n / 8)] = v;
+      const preduce::device_buffer<T> d(q, x);
+      for (const auto det : {preduce::determinism::run_to_run, preduce::determinism::reproducible}) {
+        CAPTURE(int(det));
+        const auto m = preduce::reduce(q, d.data(), n, preduce::moments<>{}, preduce::options{det});
+        CHECK(m.count == n);
+        if (c.mean == 0) CHECK(std::isnan(m.mean));
+        else CHECK(m.mean == (c.mean > 0 ? inf : -inf));
+        CHECK(std::isnan(m.m2));
+      }
+      // Rows take the same rule: one row of n.
+      preduce::device_buffer<preduce::moments_result<T>> row(q, 1);
+      preduce::reduce_rows(q, d.data(), 1, n, row.data(), preduce::moments<>{});
+      const auto m = row.to_host()[0];
+      CHECK(m.count == n);
+      CHECK(std::isnan(m.m2));
+    }
+  }
+}
+
+// The reproducible double sum is the correctly rounded exact sum when every non-zero term is
+// at least 2^-26 of the largest and at least 2^-988 (its lattice's finest unit is 2^-1040; a
+// term finer than that is rounded to it: four terms of 2^-1041 sum to 2^-1038, within the
+// stated bound n 2^-1040 of the exact 2^-1039).
+TEST_CASE("reproducible.correct_rounding_condition") {
+  const auto& q = test::shared_queue();
+  SUBCASE("terms of at least 2^-988: correctly rounded") {
+    // Terms m 2^(s - 1040) with 2^52 <= m < 2^53 and 0 <= s <= 8 (each a double of at least
+    // 2^-988, all within 2^-9 of each other), mixed signs; the exact sum as a 128-bit integer in
+    // units of 2^-1040, rounded once to double and scaled exactly.
+    test::rng r(0x2d988);
+    for (const std::size_t n : {std::size_t(4), std::size_t(1000), std::size_t(65537)}) {
+      std::vector<double> x(n);
+      __int128 exact = 0;
+      for (auto& v : x) {
+        const std::int64_t m = std::int64_t((r.next() >> 11) | (std::uint64_t(1) << 52));
+        const int s = int(r.between(0, 8));
+        const bool negative = r.between(0, 2) == 0;
+        exact += (negative ? -__int128(m) : __int128(m)) << s;
+        v = std::ldexp(negative ? -double(m) : double(m), s - 1040);
+      }
+      const double want = std::ldexp(double(exact), -1040);  // int128 -> double rounds once; the scaling is exact
+      const preduce::device_buffer<double> d(q, x);
+      CAPTURE(n);
+      CHECK(bits_of(preduce::reduce(q, d.data(), n, preduce::plus<>{}, reproducible)) == bits_of(want));
+    }
+  }
+  SUBCASE("terms below 2^-1040: within the bound") {
+    const std::vector<double> x(4, std::ldexp(1.0, -1041));
+    const preduce::device_buffer<double> d(q, x);
+    const double got = preduce::reduce(q, d.data(), x.size(), preduce::plus<>{}, reproducible);
+    CHECK(std::fabs(got - std::ldexp(1.0, -1039)) <= 4 * std::ldexp(1.0, -1040));
+  }
+}
+
+// from_bytes refuses states no reduction produces: digits beyond what the terms can hold,
+// random bytes behind a valid header, and a moments state of no elements that holds a sum.
+TEST_CASE("reproducible.partial_bytes_impossible_states") {
+  using P = preduce::reproducible_partial<double>;
+  using M = preduce::reproducible_partial<preduce::moments_result<double>>;
+  test::rng r(0xb17e5);
+  std::size_t refused = 0;
+  const int tries = 1000;
+  for (int k = 0; k < tries; ++k) {
+    auto bytes = P{}.to_bytes();
+    for (std::size_t i = 16; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(r.next());  // the bins, random
+    std::string what;
+    refused += test::error_of([&] { (void)P::from_bytes(bytes.data(), bytes.size()); }, what) == "invalid_argument";
+  }
+  CHECK(refused == std::size_t(tries));
+  // A moments state of count 0 with a non-zero sum.
+  auto empty = M{}.to_bytes();
+  empty[8 + 8 + 8] = 1;  // the sum's top bin, lowest byte
+  PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, (void)M::from_bytes(empty.data(), empty.size()));
+  // A real state passes, and one bin pushed past its terms' reach does not.
+  const auto& q = test::shared_queue();
+  const std::vector<double> x = test::make_data<double>(test::data::spread, 4096, 0x5eed);
+  const preduce::device_buffer<double> d(q, x);
+  const auto m = preduce::reduce(q, d.data(), x.size(), preduce::partial_of(preduce::moments<>{}));
+  auto good = m.to_bytes();
+  CHECK(M::from_bytes(good.data(), good.size()) == m);
+  good[8 + 8 + 8 + 8 + 15] = 0x40;  // the sum's top bin: bit 126 set
+  PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, (void)M::from_bytes(good.data(), good.size()));
+}

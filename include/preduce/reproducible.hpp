@@ -14,7 +14,10 @@
 //     |r - sum t_i| <= ulp(r) / 2 + n * 2^-78 * M         (n * 2^-1040 when M < 2^-922)
 // and r is the correctly rounded exact sum whenever every non-zero |t_i| is at least
 // 2^-55 M (float, half and bfloat16 elements), 2^-31 M (products of two of them) or 2^-26 M
-// (double elements). Up to 2^64 terms, no intermediate ever overflows. An all-zero sum is +0.
+// (double elements), and, for double terms, at least 2^-988: the finest unit of the lattice is
+// 2^-1040, and a term below 2^-988 may have bits under it, which round to it (four terms of
+// 2^-1041 sum to 2^-1038; the exact sum is 2^-1039). Up to 2^64 terms, no intermediate ever
+// overflows. An all-zero sum is +0.
 // A NaN term gives NaN, +inf and -inf terms together NaN, otherwise an infinite term gives that
 // infinity; an exact sum beyond R's range rounds to +-inf. NaN results are R's default quiet
 // NaN on every backend. A double product that overflows counts as an infinite term.
@@ -104,16 +107,31 @@ struct byte_reader {
     for (int i = 0; i < 8; ++i) v |= std::uint64_t(*p++) << (8 * i);
     return v;
   }
-  digits sum() {
+  //! A binned sum of at most `terms` terms (2^64 - 1 where the partial does not count them).
+  //! Throws for a state no reduction produces: a level or flags out of range, a bin total past
+  //! what that many digits add up to, or anything in a sum of no terms. A term's digit is at
+  //! most 2^38 (1 + 2^-13) units in the top bin and 2^39 (1 + 2^-13) below (binned_digits.hpp,
+  //! binned_accumulator.hpp), so a bin's total has at most bit_length(terms) + 39 (top) or + 40
+  //! bits.
+  digits sum(std::uint64_t terms = ~std::uint64_t(0)) {
     digits d;
     d.level = static_cast<std::int32_t>(u32());
     d.specials = u32();
     if (d.level < level_min || d.level > level_max || d.specials > (saw_nan | saw_pos_inf | saw_neg_inf))
       throw error(errc::invalid_argument, "reproducible_partial::from_bytes: not a serialised partial (bad level or flags)");
+    int term_bits = 0;
+    for (std::uint64_t t = terms; t; t >>= 1) ++term_bits;
     for (int k = 0; k < folds; ++k) {
       d.bin[k].limb[0] = u64();
       d.bin[k].limb[1] = u64();
+      const digit_total magnitude = d.bin[k].negative() ? -d.bin[k] : d.bin[k];
+      const int most_bits = terms == 0 ? 0 : term_bits + (k == 0 ? 39 : 40);
+      if (magnitude.bit_length() > most_bits)
+        throw error(errc::invalid_argument,
+                    "reproducible_partial::from_bytes: not a serialised partial (a bin holds more than its terms can add up to)");
     }
+    if (terms == 0 && (d.level != level_min || d.specials != 0))
+      throw error(errc::invalid_argument, "reproducible_partial::from_bytes: not a serialised partial (an empty state that is not empty)");
     return d;
   }
 };
@@ -173,7 +191,8 @@ class reproducible_partial {
     w.sum(sum_);
     return out;
   }
-  //! Reads to_bytes()'s encoding; throws preduce::error(invalid_argument) for anything else.
+  //! Reads to_bytes()'s encoding; throws preduce::error(invalid_argument) for anything else,
+  //! including states no reduction produces (byte_reader::sum).
   static reproducible_partial from_bytes(const void* bytes, std::size_t size) {
     detail::binned::check_header(bytes, size, serialized_size, 1, sizeof(R));
     detail::binned::byte_reader r{static_cast<const unsigned char*>(bytes) + detail::binned::header_bytes};
@@ -229,8 +248,10 @@ class reproducible_partial<moments_result<A>> {
     detail::binned::check_header(bytes, size, serialized_size, 2, sizeof(A));
     detail::binned::byte_reader r{static_cast<const unsigned char*>(bytes) + detail::binned::header_bytes};
     const std::uint64_t count = r.u64();
-    const detail::binned::digits sum = r.sum();
-    return reproducible_partial(count, sum, r.sum());
+    const detail::binned::digits sum = r.sum(count);
+    // A double element's square enters as two terms (the rounded product and its error).
+    const std::uint64_t square_terms = count > ~std::uint64_t(0) / 2 ? ~std::uint64_t(0) : 2 * count;
+    return reproducible_partial(count, sum, r.sum(square_terms));
   }
 
   friend bool operator==(const reproducible_partial& a, const reproducible_partial& b) { return a.to_bytes() == b.to_bytes(); }

@@ -232,16 +232,24 @@ struct reducer<moments<AccT>, T> {
   static constexpr fused_op fused = fused_op::none;
   PREDUCE_HD static acc_type identity() { return {0, A(0), A(0)}; }
   PREDUCE_HD static acc_type lift(T x, std::uint64_t) { return {1, convert<A>(x), A(0)}; }
-  // Chan, Golub and LeVeque's pairwise update: exact in count, stable in mean and M2.
+  // Chan, Golub and LeVeque's pairwise update: exact in count, stable in mean and M2. NaN and
+  // infinite elements follow determinism::reproducible's rule (reproducible.hpp) whatever the
+  // merge order: the mean of parts holding one is the sum of their means (NaN for a NaN or
+  // infinities of both signs, else that infinity), where the update would give inf - inf.
   PREDUCE_HD static acc_type combine(acc_type a, acc_type b) {
     if (a.count == 0) return b;
     if (b.count == 0) return a;
     const std::uint64_t n = a.count + b.count;
     const A delta = b.mean - a.mean;
     const A b_share = A(b.count) / A(n);
-    return {n, a.mean + delta * b_share, a.m2 + b.m2 + delta * delta * A(a.count) * b_share};
+    const bool special = !(a.mean - a.mean == A(0)) || !(b.mean - b.mean == A(0));  // a NaN or infinite mean
+    return {n, special ? a.mean + b.mean : a.mean + delta * b_share, a.m2 + b.m2 + delta * delta * A(a.count) * b_share};
   }
-  PREDUCE_HD static result_type finalize(acc_type a) { return a; }
+  //! M2 is NaN where the mean is NaN or infinite (reproducible.hpp's rule).
+  PREDUCE_HD static result_type finalize(acc_type a) {
+    if (!(a.mean - a.mean == A(0))) a.m2 = a.mean - a.mean;  // NaN
+    return a;
+  }
   //! Merges W consecutive elements at once: their mean and M2 from two passes over registers,
   //! then one Chan merge, so a chunk costs one division instead of W.
   template <int W>
