@@ -65,6 +65,10 @@ class vendor_reduction {
   //! Waits for the queue, then copies the results of the last enqueue to `host` as preduce's
   //! result type of the case (result_of<Op, T>), case_spec::results() of them.
   virtual void copy_results(void* host) = 0;
+  //! The synchronous call as a user writes it by hand with the vendor library, results to `host`
+  //! as copy_results gives them: CUB / rocPRIM enqueue, copy to pinned host memory on the same
+  //! stream and wait for the stream; Kokkos enqueues, fences and copies its View back.
+  virtual void reduce_to_host(const void* x, const void* y, void* host) = 0;
 };
 
 //! A prepared vendor reduction, or why the vendor has no sane equivalent of the case.

@@ -23,6 +23,7 @@
 #include "cases.hpp"
 #include "check.hpp"
 #include "data.hpp"
+#include "latency.hpp"
 #include "report.hpp"
 
 #ifndef PREDUCE_BENCH_GIT_REVISION
@@ -46,6 +47,7 @@ constexpr std::size_t batched_lengths[] = {32, 256, 4096, 262144};
 struct settings {
   bool quick = false;
   bool batched = false;  //!< the batched preset (see --batched)
+  bool latency = false;  //!< the host-latency mode (see --latency)
   int log2_min = 10, log2_max = 30, log2_step = 1;
   bool sizes_given = false;
   std::vector<op_id> ops;
@@ -70,6 +72,9 @@ const char* usage =
     "                     argmax over rows and columns of length 32, 256, 4096 and 262144 and\n"
     "                     heavy-tailed segments, 2^28 elements (--types/--ops/--shapes/--sizes\n"
     "                     given as well replace the preset's)\n"
+    "  --latency          host time of a call instead: f32 sums of 1, 2^10, 2^16, 2^20 elements,\n"
+    "                     synchronous (median of 5000; 1000 with --quick), back-to-back\n"
+    "                     asynchronous, and 8 threads on queues of their own (latency.hpp)\n"
     "  (default)          the full matrix: every type x operator x shape at every size\n"
     "  --sizes A:B[:S]    log2 sizes from A to B in steps of S (default 10:30:1; capped by memory)\n"
     "  --ops LIST         comma-separated: plus,sum_of_squares,dot,moments,minimum,maximum,minmax,\n"
@@ -124,6 +129,8 @@ settings parse(int argc, char** argv) {
       s.quick = true;
     } else if (a == "--batched") {
       s.batched = true;
+    } else if (a == "--latency") {
+      s.latency = true;
     } else if (a == "--sizes") {
       const std::string v = next(i);
       int step = 1;
@@ -483,15 +490,6 @@ void run_group(context& ctx, const std::vector<planned>& group, const std::vecto
 // Report
 // ---------------------------------------------------------------------------------------------
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return b;
-}
-
 void write_json(const context& ctx, const ceiling_run& ceiling, const std::string& path) {
   std::ofstream out(path);
   json_writer j(out);
@@ -527,6 +525,11 @@ int run(int argc, char** argv) {
   context ctx{parse(argc, argv), queue{0}, {}, 0, 0, {}, 0, 0};
   ctx.device = describe_device(ctx.q);
   std::fprintf(stderr, "preduce-bench: %s backend on %s\n", backend_name(), ctx.device.device.c_str());
+  if (ctx.s.latency) {
+    const int failures = run_latency(ctx.q, ctx.device, ctx.s.quick ? 1000 : 5000, ctx.s.json, ctx.s.command);
+    std::fprintf(stderr, "preduce-bench: --latency, %d failed checks\n", failures);
+    return failures ? 1 : 0;
+  }
 
   // The ceiling: a buffer of 8 x the cache, at least 256 MiB, at most 1/8 of memory.
   const std::size_t ceiling_bytes =

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <ctime>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -46,6 +47,16 @@ struct row {
   //! Vendor time over preduce time (> 1: preduce faster); 0 when either did not run.
   double speedup() const { return preduce.ran && vendor.ran ? vendor.median_us / preduce.median_us : 0.0; }
 };
+
+//! The current time as ISO 8601 UTC, for the JSON reports.
+inline std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return b;
+}
 
 //! The table's column names; "vendor" is the backend's vendor library, named in the heading.
 inline void print_table_header(std::FILE* out) {

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Everything that needs a GPU, in one call of the device tool: configure and build the cuda
-# backend (sm_90), run the whole suite, compute-sanitizer, and preduce-bench. Results go to
-# $OUT: summary.txt, build.log, ninja_log (when ninja built it), ctest.log, sanitizer.log,
-# bench.txt, bench.json. On a lent machine of four GPUs (64 cores) all of it fits one 600 s call
-# (git b30c675: build 241 s, then the suite, the tools and the bench side by side); on one GPU's
-# 16 cores the build alone takes most of a call.
-# The device tool brings back at most 8 files from $OUT and these are 7: a command that adds its
-# own runs after this script should leave them in $OUT as one archive (tar), or summary.txt and
-# others are left behind (as at git 3873676).
-#   STAGES="build sass test sanitize bench"  the stages to run (default: all; sass counts the
-#                                       library's vector loads, shuffles and spills: ~2 minutes)
+# backend (sm_90), run the whole suite, compute-sanitizer, preduce-bench and its host-latency
+# mode. Results go to $OUT: summary.txt, build.log, ninja_log (when ninja built it), ctest.log,
+# sanitizer.log, bench.txt (the bench's table, then the latency table), bench.json,
+# latency.json. On a lent machine of four GPUs (64 cores) build, suite, tools and bench fit one
+# 600 s call; on one GPU's 16 cores the build alone takes most of a call: run the stages after
+# it in a second call while the machine is warm (STAGES="test sanitize bench latency").
+# The device tool brings back at most 8 files from $OUT and these are 8: a command that adds its
+# own should leave them in $OUT as one archive (tar), or summary.txt and others are left behind.
+#   STAGES="build sass test sanitize bench latency"  the stages to run (default: all; sass counts
+#                                       the library's vector loads, shuffles and spills: ~2 minutes)
 #   BUILD_TARGETS="preduce-bench"       build only these targets (default: everything)
 #   BENCH_ARGS="--quick"                arguments for preduce-bench
 #   SAN_TIMEOUT=420 SAN_CASES='*'       each sanitizer's time cap (s) and doctest --test-case filter
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/preduce-gpu}
 mkdir -p "$OUT"
 build=${BUILD_DIR:-build/gpu}
-stages=${STAGES:-build sass test sanitize bench}
+stages=${STAGES:-build sass test sanitize bench latency}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -71,10 +71,12 @@ run_sanitize() {
   # inputs, the big-size tests, which crawl under the tools) and without the deliberate faults;
   # each stops after SAN_TIMEOUT seconds (the log then has no ERROR SUMMARY line, but a tool
   # prints each error as it finds it: the summary counts those).
+  # The concurrency suite runs its short form there (PREDUCE_CONCURRENCY_CALLS): 8 threads of
+  # 10 calls each per form and queue kind.
   local exclude='*2^32*,*2pow32*,*2pow24*,reduce.large*,device_fault*' start=$SECONDS tool log rc
   local -A pid
   for tool in memcheck racecheck synccheck initcheck; do
-    timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" \
+    PREDUCE_CONCURRENCY_CALLS=10 timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/preduce-tests" \
       --test-case="${SAN_CASES:-*}" --test-case-exclude="$exclude" \
       >"$OUT/sanitizer-$tool.log" 2>&1 &
     pid[$tool]=$!
@@ -100,9 +102,17 @@ run_bench() {
   tail -5 "$OUT/bench.err" >>"$summary"; rm -f "$OUT/bench.err"
 }
 
+run_latency() {
+  # Host wall time of calls: alone on its GPU, since it times the host as much as the device.
+  local start=$SECONDS
+  "$build/bench/preduce-bench" --latency --json "$OUT/latency.json" >"$OUT/latency.txt" 2>"$OUT/latency.err"
+  note "latency: rc=$? in $((SECONDS - start)) s"
+  tail -3 "$OUT/latency.err" >>"$summary"; rm -f "$OUT/latency.err"
+}
+
 gpus=$(nvidia-smi -L | wc -l)
 next_gpu=0
-for stage in test sanitize bench; do
+for stage in test sanitize bench latency; do
   has "$stage" || continue
   if [ "$gpus" -gt 1 ]; then
     (export CUDA_VISIBLE_DEVICES=$((next_gpu % gpus)); "run_$stage") &
@@ -112,4 +122,5 @@ for stage in test sanitize bench; do
   fi
 done
 wait
-if has bench; then cat "$OUT/bench.txt"; fi
+if has latency; then cat "$OUT/latency.txt" >>"$OUT/bench.txt"; rm -f "$OUT/latency.txt"; fi
+if has bench || has latency; then cat "$OUT/bench.txt"; fi

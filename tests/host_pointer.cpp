@@ -35,3 +35,21 @@ TEST_CASE("bad_input.host_pointer") {
     CHECK(out.untouched());
   }
 }
+
+// A pointer into device memory that has been freed is named so (not called host memory), and
+// nothing runs: the context survives.
+TEST_CASE("bad_input.freed_device_memory") {
+  const preduce::queue q(0);
+  constexpr std::size_t n = 4096;
+  const auto host = test::make_data<float>(test::data::small_integers, n, test::seed_for<float>("freed", n));
+  preduce::device_buffer<float> x(q, host);
+  test::check_result(preduce::reduce(q, x.data(), n), test::expected(preduce::plus<>{}, host.data(), n));
+  const float* stale = x.data();
+  x = preduce::device_buffer<float>{};  // frees it
+  std::string what;
+  CHECK(test::error_of([&] { (void)preduce::reduce(q, stale + 16, n - 16); }, what) == "not_device_memory");
+  INFO("message: " << what);
+  CHECK(what.find("freed") != std::string::npos);
+  const preduce::device_buffer<float> y(q, host);
+  test::check_result(preduce::reduce(q, y.data(), n), test::expected(preduce::plus<>{}, host.data(), n));
+}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce tests (capability multi_device): memory of one device used on a queue of another gets
-// errc::wrong_device, and nothing is written.
+// errc::wrong_device, and nothing is written; so is a queue wrapping another device's stream.
 #include "test_support.hpp"
 
 TEST_CASE("bad_input.memory_of_another_device") {
@@ -16,4 +16,12 @@ TEST_CASE("bad_input.memory_of_another_device") {
   q1.synchronize();
   CHECK(out0.untouched());
   CHECK(out1.untouched());
+}
+
+// A queue wrapping the stream of another device is refused: its work would run there.
+TEST_CASE("bad_input.wrap_a_stream_of_another_device") {
+  REQUIRE(preduce::device_count() >= 2);
+  const preduce::queue q1(1);
+  PREDUCE_CHECK_ERROR(preduce::errc::wrong_device, (void)preduce::queue::wrap(q1.native_handle(), 0));
+  CHECK_NOTHROW((void)preduce::queue::wrap(q1.native_handle(), 1));
 }

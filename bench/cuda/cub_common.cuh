@@ -148,8 +148,24 @@ class cub_reduction final : public vendor_reduction {
       for (std::size_t i = 0; i < results_; ++i) out[i] = ToResult{}(stored[i]);
     }
   }
+  void reduce_to_host(const void* x, const void* y, void* host) override {
+    if (!pinned_) check(cudaMallocHost(&pinned_, results_ * sizeof(Stored)), "cudaMallocHost (CUB result)");
+    enqueue(x, y);
+    check(cudaMemcpyAsync(pinned_, out_.get(), results_ * sizeof(Stored), cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (CUB result)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (CUB result)");
+    const Stored* stored = static_cast<const Stored*>(pinned_);
+    R* out = static_cast<R*>(host);
+    for (std::size_t i = 0; i < results_; ++i) {
+      if constexpr (std::is_same<ToResult, as_written>::value) out[i] = stored[i];
+      else out[i] = ToResult{}(stored[i]);
+    }
+  }
+  ~cub_reduction() override {
+    if (pinned_) (void)cudaFreeHost(pinned_);
+  }
 
  private:
+  void* pinned_ = nullptr;
   cudaStream_t stream_;
   std::size_t results_;
   Launch launch_;

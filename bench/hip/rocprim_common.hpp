@@ -153,8 +153,24 @@ class rocprim_reduction final : public vendor_reduction {
       else out[i] = ToResult{}(stored[i]);
     }
   }
+  void reduce_to_host(const void* x, const void* y, void* host) override {
+    if (!pinned_) check(hipHostMalloc(&pinned_, results_ * sizeof(Stored), hipHostMallocDefault), "hipHostMalloc (rocPRIM result)");
+    enqueue(x, y);
+    check(hipMemcpyAsync(pinned_, out_.get(), results_ * sizeof(Stored), hipMemcpyDeviceToHost, stream_), "hipMemcpyAsync (rocPRIM result)");
+    check(hipStreamSynchronize(stream_), "hipStreamSynchronize (rocPRIM result)");
+    const Stored* stored = static_cast<const Stored*>(pinned_);
+    R* out = static_cast<R*>(host);
+    for (std::size_t i = 0; i < results_; ++i) {
+      if constexpr (std::is_same<ToResult, as_written>::value) std::memcpy(&out[i], &stored[i], sizeof(R));
+      else out[i] = ToResult{}(stored[i]);
+    }
+  }
+  ~rocprim_reduction() override {
+    if (pinned_) (void)hipHostFree(pinned_);
+  }
 
  private:
+  void* pinned_ = nullptr;
   hipStream_t stream_;
   std::size_t results_;
   Launch launch_;

@@ -39,6 +39,7 @@ class with_offsets final : public vendor_reduction {
   with_offsets(device_bytes offsets, std::unique_ptr<vendor_reduction> run) : offsets_(std::move(offsets)), run_(std::move(run)) {}
   void enqueue(const void* x, const void* y) override { run_->enqueue(x, y); }
   void copy_results(void* host) override { run_->copy_results(host); }
+  void reduce_to_host(const void* x, const void* y, void* host) override { run_->reduce_to_host(x, y, host); }
 
  private:
   device_bytes offsets_;

@@ -236,6 +236,10 @@ class kokkos_reduction final : public vendor_reduction {
     R* results = static_cast<R*>(host);
     for (std::size_t i = 0; i < values.extent(0); ++i) results[i] = F::result(values(i));
   }
+  void reduce_to_host(const void* x, const void* y, void* host) override {
+    enqueue(x, y);
+    copy_results(host);
+  }
 
  private:
   exec_space exec_;

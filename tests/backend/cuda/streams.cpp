@@ -153,3 +153,63 @@ TEST_CASE("cuda.chained_calls_on_one_stream.long") {
     CHECK(got[k] == float(total));
   }
 }
+
+// A synchronous call (or synchronize) inside a capture of the queue's stream cannot wait there:
+// it throws invalid_argument and leaves the capture intact, so the asynchronous calls around it
+// are captured and replay. A captured segment call's bad offsets are reported at the first
+// synchronize after a replay, once; a replay over good offsets then reports nothing.
+TEST_CASE("cuda.graph_capture.synchronous_calls_refused") {
+  const preduce::queue q(0);
+  auto stream = static_cast<cudaStream_t>(q.native_handle());
+  const std::size_t n = 5000;
+  const auto x = test::make_data<float>(test::data::small_integers, n, test::seed_for<float>("cuda.capture.sync", n));
+  const preduce::device_buffer<float> d(q, x);
+  preduce::device_buffer<float> sum(q, 1), segment_sums(q, 3);
+  const std::vector<std::int64_t> good{0, 100, 2000, 5000}, bad{0, 100, 50, 5000};
+  preduce::device_buffer<std::int64_t> offsets(q, bad);
+
+  cudaGraph_t graph = nullptr;
+  cuda_ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  preduce::reduce_async(q, d.data(), n, sum.data(), preduce::plus<>{});
+  PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, (void)preduce::reduce(q, d.data(), n));
+  PREDUCE_CHECK_ERROR(preduce::errc::invalid_argument, q.synchronize());
+  preduce::reduce_segments(q, d.data(), n, offsets.data(), 3, segment_sums.data(), preduce::plus<>{});
+  cuda_ok(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  cuda_ok(cudaGraphInstantiate(&exec, graph, 0));
+
+  cuda_ok(cudaGraphLaunch(exec, stream));
+  std::string what;
+  CHECK(test::error_of([&] { q.synchronize(); }, what) == "bad_offsets");
+  CHECK(what.find("offsets[2] breaks") != std::string::npos);
+  CHECK_NOTHROW(q.synchronize());
+  test::check_result(sum.to_host()[0], test::expected(preduce::plus<>{}, x.data(), n));
+
+  preduce::copy_to_device(q, offsets.data(), good.data(), good.size());
+  cuda_ok(cudaGraphLaunch(exec, stream));
+  CHECK_NOTHROW(q.synchronize());
+  const auto got = segment_sums.to_host();
+  for (std::size_t s = 0; s < 3; ++s)
+    test::check_result(got[s], test::expected(preduce::plus<>{}, x.data() + good[s], std::size_t(good[s + 1] - good[s])));
+  cuda_ok(cudaGraphExecDestroy(exec));
+  cuda_ok(cudaGraphDestroy(graph));
+}
+
+// A wrapped stream belongs to the caller: after the last call through the queue returns, the
+// caller may destroy it, and the queue's destruction then touches it no more.
+TEST_CASE("cuda.wrapped_stream_destroyed_before_the_queue") {
+  cudaStream_t stream = nullptr;
+  cuda_ok(cudaStreamCreate(&stream));
+  const std::size_t n = 100000;
+  const auto x = test::make_data<float>(test::data::small_integers, n, test::seed_for<float>("cuda.wrap.lifetime", n));
+  {
+    const preduce::queue q = preduce::queue::wrap(stream, 0);
+    const preduce::device_buffer<float> d(q, x);
+    test::check_result(preduce::reduce(q, d.data(), n), test::expected(preduce::plus<>{}, x.data(), n));
+    cuda_ok(cudaStreamDestroy(stream));
+  }
+  CHECK(cudaGetLastError() == cudaSuccess);
+  const preduce::queue q(0);
+  const preduce::device_buffer<float> d(q, x);
+  test::check_result(preduce::reduce(q, d.data(), n), test::expected(preduce::plus<>{}, x.data(), n));
+}
