@@ -758,7 +758,8 @@ TEST_CASE("reproducible.correct_rounding_condition") {
         const std::int64_t m = std::int64_t((r.next() >> 11) | (std::uint64_t(1) << 52));
         const int s = int(r.between(0, 8));
         const bool negative = r.between(0, 2) == 0;
-        exact += (negative ? -__int128(m) : __int128(m)) << s;
+        const __int128 k = __int128(m) << s;  // shifted while non-negative (a negative left shift is undefined)
+        exact += negative ? -k : k;
         v = std::ldexp(negative ? -double(m) : double(m), s - 1040);
       }
       const double want = std::ldexp(double(exact), -1040);  // int128 -> double rounds once; the scaling is exact
