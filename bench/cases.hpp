@@ -47,6 +47,7 @@ constexpr const char* shape_name(shape s) {
     case shape::rows: return "rows";
     case shape::columns: return "columns";
     case shape::segments: return "segments";
+    case shape::merged: return "merged";
   }
   return "?";
 }
@@ -132,7 +133,7 @@ struct case_spec {
       case shape::rows: return rows;
       case shape::columns: return cols;
       case shape::segments: return segments;
-      case shape::whole: break;
+      case shape::whole: case shape::merged: break;
     }
     return 1;
   }

@@ -16,6 +16,10 @@
 #   SAN_TIMEOUT=420 SAN_CASES='*'       each sanitizer's time cap (s) and doctest --test-case filter
 #   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
 #                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
+# The stage "distributed" (not in the default list; for machines of several GPUs) runs the NCCL
+# tests (a thread per GPU, then a process per GPU under mpirun) and preduce-dist-bench on every
+# GPU, on 2, and on 1, 2 and all GPUs for the 2^31-element strong-scaling sum: dist.txt and
+# dist-<K>.json / scaling-<K>.json in $OUT (tar them if more than 8 files would come back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/preduce-gpu}
@@ -112,6 +116,23 @@ run_latency() {
   tail -3 "$OUT/latency.err" >>"$summary"; rm -f "$OUT/latency.err"
 }
 
+run_distributed() {
+  # NCCL's multicast stays off on shared machines; mpirun runs as root there.
+  export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  local start=$SECONDS k
+  {
+    "$build/tests/preduce-nccl-tests"
+    mpirun -np "$gpus" "$build/tests/preduce-nccl-tests" --mpi
+    for k in $(printf '%s\n' "$gpus" 2 | sort -u); do
+      mpirun -np "$k" "$build/bench/preduce-dist-bench" --json "$OUT/dist-$k.json"
+    done
+    for k in $(printf '%s\n' 1 2 "$gpus" | sort -un); do
+      mpirun -np "$k" "$build/bench/preduce-dist-bench" --total 2147483648 --json "$OUT/scaling-$k.json"
+    done
+  } >"$OUT/dist.txt" 2>&1
+  note "distributed: rc=$? in $((SECONDS - start)) s: $(grep -E 'passed.*failed' "$OUT/dist.txt" | tr '\n' ' ')"
+}
+
 gpus=$(nvidia-smi -L | wc -l)
 next_gpu=0
 for stage in test sanitize bench latency; do
@@ -124,5 +145,7 @@ for stage in test sanitize bench latency; do
   fi
 done
 wait
+if has distributed; then run_distributed; fi
 if has latency; then cat "$OUT/latency.txt" >>"$OUT/bench.txt"; rm -f "$OUT/latency.txt"; fi
 if has bench || has latency; then cat "$OUT/bench.txt"; fi
+if has distributed; then cat "$OUT/dist.txt"; fi

@@ -20,6 +20,7 @@ enum class errc {
   out_of_memory,      //!< a device allocation failed
   device_fault,       //!< the device reported an error (a fault in a kernel, a lost context)
   out_of_bounds,      //!< a pointer range runs past the end of the allocation it starts in
+  communication,      //!< the communication engine (MPI, NCCL) reported an error
 };
 
 //! Returns a short name for `c`, e.g. "bad_offsets".
@@ -36,6 +37,7 @@ inline const char* to_string(errc c) noexcept {
     case errc::out_of_memory: return "out_of_memory";
     case errc::device_fault: return "device_fault";
     case errc::out_of_bounds: return "out_of_bounds";
+    case errc::communication: return "communication";
   }
   return "unknown";
 }

@@ -347,9 +347,10 @@ class used_allocations {
   std::size_t next_ = 0;
 };
 
+//! Never destroyed, so calls from other static objects' destructors at exit find it.
 used_allocations& used() {
-  static used_allocations u;
-  return u;
+  static used_allocations* const u = new used_allocations;
+  return *u;
 }
 
 std::string hex(std::uintptr_t v) {

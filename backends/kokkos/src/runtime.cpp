@@ -237,9 +237,11 @@ class allocations {
   std::map<std::uintptr_t, std::size_t> live_;
 };
 
+//! Never destroyed: buffers in other static objects are freed at exit, after a static registry
+//! would be gone.
 allocations& preduce_allocations() {
-  static allocations a;
-  return a;
+  static allocations* const a = new allocations;
+  return *a;
 }
 }  // namespace
 

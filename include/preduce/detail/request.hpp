@@ -23,6 +23,9 @@ enum class shape : unsigned char {
   rows,      //!< row-major rows x cols matrix -> one result per row
   columns,   //!< row-major rows x cols matrix -> one result per column
   segments,  //!< x[offsets[i] .. offsets[i+1]) -> one result per segment
+  merged,    //!< x holds n pieces' finalized results, `results` a piece (piece k's result t at
+             //!< x[k * results + t]) -> their merge in piece order, one per t (detail/merge.hpp);
+             //!< arg indices shifted by index_shift. Library-internal (the distributed calls).
 };
 
 //! Everything a backend needs to run one built-in reduction. Built by make_request below.
@@ -46,7 +49,9 @@ struct request {
   std::size_t out_stride;        //!< distance between consecutive results, in elements
   std::size_t result_bytes;
   options opt;
-  bool partial;                  //!< results are reproducible_partial states (partial_of)
+  bool partial;                  //!< results are reproducible_partial states (partial_of); merged:
+                                 //!< the pieces are such states, merged to their value
+  std::uint64_t index_shift;     //!< merged: added to every arg index
 };
 
 //! The largest result a synchronous call returns (custom accumulators included), on every

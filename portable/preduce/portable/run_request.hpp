@@ -8,6 +8,8 @@
 //   columns(q, red, src, rows, cols, d_out, out_stride, opt)     arg index: row within the column
 //   segments(q, red, src, n, d_offsets, segments, d_out, out_stride, opt)
 //                                                                arg index: offset in the segment
+//   merge(q, red, pieces, count, results, index_shift, d_out, out_stride)
+//        d_out[t * out_stride] = detail::merge_one<Reducer>(pieces, count, results, t, index_shift)
 //
 // Each engine function holds the queue's lock while it enqueues (any number of host threads may
 // call on one queue). The backend also defines portable::result_slot (builtin_dispatch.hpp):
@@ -16,6 +18,7 @@
 #pragma once
 
 #include "builtin_dispatch.hpp"
+#include <preduce/detail/merge.hpp>
 #include <preduce/detail/source.hpp>
 
 namespace preduce {
@@ -30,6 +33,12 @@ void run_group(const queue& q, const detail::request& r) {
     using Op = decltype(op);
     using Red = detail::reducer_for<Op, T>;
     using Out = typename Red::result_type;
+    if (r.layout == detail::shape::merged) {  // pieces' results in r.x (distributed calls)
+      if constexpr (P == part::arrays)
+        Engine::merge(q, Red{}, static_cast<const Out*>(r.x), r.n, r.results, r.index_shift, static_cast<detail::merged_t<Red>*>(r.out),
+                      r.out_stride);
+      return;
+    }
     Out* out = static_cast<Out*>(r.out);
     auto run = [&](const auto& src) {
       if constexpr (detail::is_partial<Op>::value) {  // partial_of: whole reductions only (batched.hpp)

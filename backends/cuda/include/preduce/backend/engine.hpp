@@ -12,6 +12,7 @@
 
 #include "device_binned.cuh"
 #include "device_columns.cuh"
+#include "device_merge.cuh"
 #include "device_reduce.cuh"
 #include "device_rows.cuh"
 #include "device_segments.cuh"
@@ -64,6 +65,17 @@ struct engine {
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
+  }
+
+  //! d_out[t * out_stride] = the merge of count pieces' results (device_merge.cuh).
+  template <class Reducer, class Out>
+  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t results,
+                    std::uint64_t shift, Out* d_out, std::size_t out_stride) {
+    if (results == 0) return;
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    device_guard g(s.device);
+    enqueue_merge<Reducer>(s, pieces, count, results, shift, d_out, out_stride);
   }
 };
 

@@ -13,6 +13,7 @@
 #include <preduce/execution.hpp>
 
 #include "device_batched.hpp"
+#include "device_merge.hpp"
 #include "device_reduce.hpp"
 #include "queue_state.hpp"
 
@@ -72,6 +73,16 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
+  }
+
+  //! d_out[t * out_stride] = the merge of count pieces' results (device_merge.hpp).
+  template <class Reducer, class Out>
+  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t results,
+                    std::uint64_t shift, Out* d_out, std::size_t out_stride) {
+    if (results == 0) return;
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    guarded("allreduce", [&] { enqueue_merge<Reducer>(s, pieces, count, results, shift, d_out, out_stride); });
   }
 };
 

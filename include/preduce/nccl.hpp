@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce: the distributed calls over NCCL (cuda backend; CMake: find_package(preduce COMPONENTS
+// nccl), target preduce::nccl). The ranks' results travel in device memory on the calling
+// queue's stream; nothing is staged through the host but the agreement's few words.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "distributed.hpp"
+
+namespace preduce {
+namespace nccl {
+
+//! A preduce::communicator over the caller's NCCL communicator, which the caller keeps (and
+//! destroys after the last call). Queues passed to the calls must be on the communicator's
+//! device. An NCCL error becomes preduce::error(errc::communication). NCCL's multicast (NVLS)
+//! is the caller's to configure; preduce uses allgather, allreduce and nothing else.
+class communicator final : public preduce::communicator {
+ public:
+  explicit communicator(ncclComm_t comm);
+  ~communicator() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  bool device_collectives() const override { return true; }
+  void allgather(const queue& q, const void* send, void* recv, std::size_t bytes) override;
+  void allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) override;
+  //! Through device memory on a stream of its own: NCCL orders it with the communicator's other
+  //! work, and it waits for no queue's.
+  void agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) override;
+
+  //! The NCCL communicator it runs on, and its device.
+  ncclComm_t get() const noexcept { return comm_; }
+  int device() const noexcept { return device_; }
+
+ private:
+  ncclComm_t comm_;
+  int rank_ = 0, size_ = 1, device_ = 0;
+  cudaStream_t side_ = nullptr;            //!< the agreement's stream
+  std::int64_t* staged_ = nullptr;         //!< the agreement's device words (size_ + 1 times `words`)
+  std::int64_t* pinned_ = nullptr;         //!< their host mirror
+  std::size_t staged_words_ = 0;
+};
+
+}  // namespace nccl
+}  // namespace preduce

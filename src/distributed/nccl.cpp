@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce: the NCCL adapter (nccl.hpp).
+#include <preduce/nccl.hpp>
+
+#include <cstring>
+#include <string>
+
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/error.hpp>
+
+namespace preduce {
+namespace nccl {
+namespace {
+
+void check(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess) throw error(errc::communication, std::string(what) + ": " + ncclGetErrorString(rc));
+}
+cudaStream_t stream_of(const queue& q, int device) {
+  if (q.device() != device)
+    throw error(errc::wrong_device, "allreduce: the queue runs on device " + std::to_string(q.device()) +
+                                        " but the NCCL communicator on device " + std::to_string(device));
+  return static_cast<cudaStream_t>(q.native_handle());
+}
+
+}  // namespace
+
+communicator::communicator(ncclComm_t comm) : comm_(comm) {
+  check(ncclCommUserRank(comm_, &rank_), "nccl::communicator: ncclCommUserRank");
+  check(ncclCommCount(comm_, &size_), "nccl::communicator: ncclCommCount");
+  check(ncclCommCuDevice(comm_, &device_), "nccl::communicator: ncclCommCuDevice");
+  backend::device_guard d(device_);
+  backend::check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "nccl::communicator: cudaStreamCreateWithFlags");
+}
+
+communicator::~communicator() {
+  int previous = -1;
+  (void)cudaGetDevice(&previous);
+  (void)cudaSetDevice(device_);
+  if (side_) (void)cudaStreamSynchronize(side_);
+  if (staged_) (void)cudaFree(staged_);
+  if (pinned_) (void)cudaFreeHost(pinned_);
+  if (side_) (void)cudaStreamDestroy(side_);
+  if (previous >= 0) (void)cudaSetDevice(previous);
+  (void)cudaGetLastError();
+}
+
+void communicator::allgather(const queue& q, const void* send, void* recv, std::size_t bytes) {
+  backend::device_guard d(device_);
+  check(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream_of(q, device_)), "allreduce: ncclAllGather");
+}
+
+void communicator::allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) {
+  backend::device_guard d(device_);
+  check(ncclAllReduce(data, data, count, is_double ? ncclDouble : ncclFloat, ncclSum, comm_, stream_of(q, device_)),
+        "allreduce: ncclAllReduce");
+}
+
+void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {
+  backend::device_guard d(device_);
+  const std::size_t total = (std::size_t(size_) + 1) * words;
+  if (total > staged_words_) {
+    if (staged_) backend::check_cuda(cudaFree(staged_), "allreduce: cudaFree");
+    if (pinned_) backend::check_cuda(cudaFreeHost(pinned_), "allreduce: cudaFreeHost");
+    staged_ = nullptr;
+    pinned_ = nullptr;
+    staged_words_ = 0;
+    backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&staged_), total * sizeof(std::int64_t)), "allreduce: cudaMalloc");
+    backend::check_cuda(cudaMallocHost(reinterpret_cast<void**>(&pinned_), total * sizeof(std::int64_t)), "allreduce: cudaMallocHost");
+    staged_words_ = total;
+  }
+  std::memcpy(pinned_, mine, words * sizeof(std::int64_t));
+  backend::check_cuda(cudaMemcpyAsync(staged_, pinned_, words * sizeof(std::int64_t), cudaMemcpyHostToDevice, side_), "allreduce: cudaMemcpyAsync");
+  check(ncclAllGather(staged_, staged_ + words, words, ncclInt64, comm_, side_), "allreduce: ncclAllGather (the agreement)");
+  backend::check_cuda(cudaMemcpyAsync(pinned_ + words, staged_ + words, std::size_t(size_) * words * sizeof(std::int64_t), cudaMemcpyDeviceToHost, side_),
+        "allreduce: cudaMemcpyAsync");
+  backend::check_cuda(cudaStreamSynchronize(side_), "allreduce: waiting for the agreement");
+  std::memcpy(all, pinned_ + words, std::size_t(size_) * words * sizeof(std::int64_t));
+}
+
+}  // namespace nccl
+}  // namespace preduce

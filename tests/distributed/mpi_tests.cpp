@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce tests: the distributed calls over MPI (run under mpirun with 1 to 4 ranks; ctest
+// registers each). Every rank makes the whole array from one seed and holds its own slice of it,
+// for splits of every kind (even, uneven, ranks with nothing): reproducible results must have
+// the single-device reduce's bits over the whole array; run_to_run results must repeat to the bit,
+// be the same on every rank and match the host reference; arg indices are global; bad input or a
+// call that differs on one rank makes every rank throw, and none hangs (ctest's timeout).
+// Assertions are CHECKs, never REQUIREs: a rank that stopped early would leave the others waiting
+// in a collective.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include <preduce/mpi.hpp>
+
+#include "../test_support.hpp"
+
+namespace {
+
+const preduce::options run_to_run{preduce::determinism::run_to_run};
+const preduce::options reproducible{preduce::determinism::reproducible};
+const preduce::options fast{preduce::determinism::fast};
+
+preduce::mpi::communicator& world() {
+  static preduce::mpi::communicator comm(MPI_COMM_WORLD);
+  return comm;
+}
+
+//! The splits of n elements over `ranks` ranks the tests use: even, front-heavy, one rank holding
+//! everything (the last), and the middle rank empty.
+std::vector<std::vector<std::size_t>> splits_of(std::size_t n, int ranks) {
+  std::vector<std::vector<std::size_t>> all;
+  std::vector<std::size_t> even(std::size_t(ranks), n / std::size_t(ranks));
+  even.back() += n % std::size_t(ranks);
+  all.push_back(even);
+  std::vector<std::size_t> front(std::size_t(ranks), 0);
+  std::size_t left = n;
+  for (int r = 0; r < ranks; ++r) {
+    front[std::size_t(r)] = r + 1 == ranks ? left : left * 2 / 3;
+    left -= front[std::size_t(r)];
+  }
+  all.push_back(front);
+  std::vector<std::size_t> last(std::size_t(ranks), 0);
+  last.back() = n;
+  all.push_back(last);
+  if (ranks > 2) {
+    std::vector<std::size_t> hole = even;
+    hole[std::size_t(ranks / 2) + 1 < std::size_t(ranks) ? std::size_t(ranks / 2) + 1 : 0] += hole[std::size_t(ranks / 2)];
+    hole[std::size_t(ranks / 2)] = 0;
+    all.push_back(hole);
+  }
+  return all;
+}
+
+//! Whether every rank holds the same result v (field by field, as test::to_fields reads it).
+template <class R>
+bool same_on_every_rank(const R& v) {
+  const test::fields f = test::to_fields(v);
+  char mine[256] = {};
+  for (std::size_t i = 0, at = 0; i < f.size; ++i)
+    at += std::size_t(std::snprintf(mine + at, sizeof mine - at, "%La|", f.at[i].value));
+  std::vector<char> all(sizeof mine * std::size_t(world().size()));
+  MPI_Allgather(mine, int(sizeof mine), MPI_CHAR, all.data(), int(sizeof mine), MPI_CHAR, MPI_COMM_WORLD);
+  for (int r = 1; r < world().size(); ++r)
+    if (std::memcmp(all.data(), all.data() + std::size_t(r) * sizeof mine, sizeof mine) != 0) return false;
+  return true;
+}
+
+//! This rank's slice [first, first + count) of x under `split`.
+template <class T>
+std::vector<T> slice_of(const std::vector<T>& x, const std::vector<std::size_t>& split, std::size_t* first) {
+  const std::size_t me = std::size_t(world().rank());
+  *first = std::accumulate(split.begin(), split.begin() + std::ptrdiff_t(me), std::size_t(0));
+  return std::vector<T>(x.begin() + std::ptrdiff_t(*first), x.begin() + std::ptrdiff_t(*first + split[me]));
+}
+
+//! allreduce of op over x split every way: under run_to_run the host oracle's value (exact data:
+//! exactly), the same bits on every rank and on a repeat; under reproducible (binned operators),
+//! the single-device reduce's bits.
+template <class T, class Op>
+void check_allreduce(const std::vector<T>& x, Op op) {
+  const preduce::queue q(0);
+  const preduce::device_buffer<T> whole(q, x);
+  for (const auto& split : splits_of(x.size(), world().size())) {
+    std::size_t first = 0;
+    const auto mine = slice_of(x, split, &first);
+    const preduce::device_buffer<T> local(q, mine);
+    CAPTURE(split[0]);
+    CAPTURE(split.back());
+    const auto a = preduce::allreduce(world(), q, local.data(), mine.size(), op, run_to_run);
+    const auto b = preduce::allreduce(world(), q, local.data(), mine.size(), op, run_to_run);
+    test::check_result(a, test::expected(op, x.data(), x.size()));
+    CHECK(test::same_bits(a, b));
+    CHECK(same_on_every_rank(a));
+    const auto r = preduce::allreduce(world(), q, local.data(), mine.size(), op, reproducible);
+    CHECK(test::same_bits(r, preduce::reduce(q, whole.data(), x.size(), op, reproducible)));
+    CHECK(same_on_every_rank(r));
+    const auto f = preduce::allreduce(world(), q, local.data(), mine.size(), op, fast);
+    test::check_result(f, test::expected(op, x.data(), x.size()));
+    // The asynchronous form writes the same bits to device memory.
+    using R = std::remove_const_t<decltype(a)>;
+    if constexpr (!std::is_same<R, bool>::value) {  // (a vector<bool> has no data() to copy into)
+      preduce::device_buffer<R> out(q, 1);
+      preduce::allreduce_async(world(), q, local.data(), mine.size(), out.data(), op, run_to_run);
+      CHECK(test::same_bits(out.to_host()[0], a));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("mpi.allreduce.sums", T, float, double, preduce::half, std::int32_t, std::uint8_t) {
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(4099), std::size_t(100003)}) {
+    CAPTURE(n);
+    SUBCASE("plus, exact data") { check_allreduce(test::make_data<T>(test::data::small_integers, n, test::seed_for<T>("mpi plus", n), 64), preduce::plus<>{}); }
+    SUBCASE("plus, spread data") { check_allreduce(test::make_data<T>(test::data::spread, n, test::seed_for<T>("mpi plus spread", n)), preduce::plus<>{}); }
+    SUBCASE("sum_of_squares") { check_allreduce(test::make_data<T>(test::data::spread, n, test::seed_for<T>("mpi squares", n)), preduce::sum_of_squares<>{}); }
+  }
+}
+
+TEST_CASE_TEMPLATE("mpi.allreduce.comparisons_and_moments", T, float, double, std::int64_t, std::int8_t) {
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(65537)}) {
+    CAPTURE(n);
+    const auto ties = test::make_data<T>(test::data::ties, n, test::seed_for<T>("mpi ties", n));
+    SUBCASE("argmax") { check_allreduce(ties, preduce::argmax{}); }
+    SUBCASE("argmin") { check_allreduce(ties, preduce::argmin{}); }
+    SUBCASE("minmax") { check_allreduce(ties, preduce::minmax{}); }
+    SUBCASE("maximum") { check_allreduce(ties, preduce::maximum{}); }
+    SUBCASE("logical_or") { check_allreduce(ties, preduce::logical_or{}); }
+    if constexpr (std::is_floating_point<T>::value) {
+      SUBCASE("moments") { check_allreduce(test::make_data<T>(test::data::spread, n, test::seed_for<T>("mpi moments", n)), preduce::moments<>{}); }
+    }
+  }
+}
+
+// The first NaN is found wherever it lies; its index is global.
+TEST_CASE("mpi.allreduce.nan_index") {
+  const std::size_t n = 10000;
+  auto x = test::make_data<float>(test::data::spread, n, 0x3a3);
+  x[7777] = std::numeric_limits<float>::quiet_NaN();
+  x[9000] = std::numeric_limits<float>::quiet_NaN();
+  check_allreduce(x, preduce::argmax{});
+}
+
+TEST_CASE("mpi.allreduce_rows_and_columns") {
+  const preduce::queue q(0);
+  const int ranks = world().size(), me = world().rank();
+  const std::size_t rows = 37, cols = 211;
+  const auto x = test::make_data<float>(test::data::small_integers, rows * cols, 0x5eed5, 50);
+  // allreduce_rows: rank r holds columns [c0, c1) of every row.
+  const std::size_t c0 = cols * std::size_t(me) / std::size_t(ranks), c1 = cols * std::size_t(me + 1) / std::size_t(ranks);
+  std::vector<float> block(rows * (c1 - c0));
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = c0; j < c1; ++j) block[i * (c1 - c0) + j - c0] = x[i * cols + j];
+  const preduce::device_buffer<float> d_block(q, block);
+  preduce::device_buffer<float> sums(q, rows);
+  preduce::device_buffer<preduce::arg<float>> best(q, rows);
+  preduce::allreduce_rows(world(), q, d_block.data(), rows, c1 - c0, sums.data(), preduce::plus<>{});
+  preduce::allreduce_rows(world(), q, d_block.data(), rows, c1 - c0, best.data(), preduce::argmax{});
+  const auto got_sums = sums.to_host();
+  const auto got_best = best.to_host();
+  for (std::size_t i = 0; i < rows; ++i) {
+    test::check_result(got_sums[i], test::expected(preduce::plus<>{}, x.data() + i * cols, cols));
+    test::check_result(got_best[i], test::expected(preduce::argmax{}, x.data() + i * cols, cols));
+  }
+  // allreduce_columns: rank r holds rows [r0, r1).
+  const std::size_t r0 = rows * std::size_t(me) / std::size_t(ranks), r1 = rows * std::size_t(me + 1) / std::size_t(ranks);
+  const preduce::device_buffer<float> d_rows(q, std::vector<float>(x.begin() + std::ptrdiff_t(r0 * cols), x.begin() + std::ptrdiff_t(r1 * cols)));
+  preduce::device_buffer<preduce::arg<float>> lowest(q, cols);
+  preduce::allreduce_columns(world(), q, d_rows.data(), r1 - r0, cols, lowest.data(), preduce::argmin{});
+  const auto got_lowest = lowest.to_host();
+  std::vector<float> column(rows);
+  for (std::size_t j = 0; j < cols; ++j) {
+    for (std::size_t i = 0; i < rows; ++i) column[i] = x[i * cols + j];
+    test::check_result(got_lowest[j], test::expected(preduce::argmin{}, column.data(), rows));
+  }
+}
+
+// A rank with bad input, or whose call differs from the others', makes every rank throw, naming
+// it; nothing is written anywhere, and the communicator works on.
+TEST_CASE("mpi.bad_input_on_one_rank") {
+  const preduce::queue q(0);
+  const int ranks = world().size(), me = world().rank(), culprit = ranks - 1;
+  const std::size_t n = 1000;
+  const auto x = test::make_data<float>(test::data::small_integers, n, 0xbad, 20);
+  const preduce::device_buffer<float> d(q, x);
+  test::guarded_output<float> out(q, 1);
+  std::string what;
+  SUBCASE("a null input") {
+    const float* input = me == culprit ? nullptr : d.data();
+    CHECK(test::error_of([&] { (void)preduce::allreduce(world(), q, input, n); }, what) == "null_pointer");
+    CHECK(what.find("rank " + std::to_string(culprit)) != std::string::npos);
+  }
+  SUBCASE("an output overlapping the input") {
+    float* target = me == culprit ? const_cast<float*>(d.data()) + 5 : out.data();
+    CHECK(test::error_of([&] { preduce::allreduce_async(world(), q, d.data(), n, target, preduce::plus<>{}); }, what) == "overlap");
+  }
+  SUBCASE("another operator") {
+    if (me == culprit && ranks > 1) {
+      CHECK(test::error_of([&] { (void)preduce::allreduce(world(), q, d.data(), n, preduce::maximum{}); }, what) == "invalid_argument");
+    } else {
+      CHECK(test::error_of([&] { (void)preduce::allreduce(world(), q, d.data(), n, preduce::minimum{}); }, what) ==
+            (ranks > 1 ? "invalid_argument" : "nothing thrown"));
+    }
+  }
+  SUBCASE("another determinism") {
+    const preduce::options o{me == culprit && ranks > 1 ? preduce::determinism::reproducible : preduce::determinism::run_to_run};
+    CHECK(test::error_of([&] { (void)preduce::allreduce(world(), q, d.data(), n, preduce::plus<>{}, o); }, what) ==
+          (ranks > 1 ? "invalid_argument" : "nothing thrown"));
+  }
+  INFO("message: " << what);
+  q.synchronize();
+  CHECK(out.untouched());
+  // The communicator and the queue work on.
+  test::check_result(preduce::allreduce(world(), q, d.data(), n), test::expected(preduce::plus<>{}, x.data(), n).value * float(ranks));
+}
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  int rc = 0;
+  {
+    doctest::Context context(argc, argv);
+    // Only rank 0 reports passing runs; every rank reports its failures.
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) context.setOption("minimal", true);
+    rc = context.run();
+  }
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
