@@ -26,10 +26,6 @@
 
 #include "report.hpp"
 
-#ifndef PREDUCE_BENCH_GIT_REVISION
-#define PREDUCE_BENCH_GIT_REVISION "unknown"
-#endif
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;

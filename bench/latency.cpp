@@ -14,13 +14,6 @@
 
 #include "report.hpp"
 
-#ifndef PREDUCE_BENCH_GIT_REVISION
-#define PREDUCE_BENCH_GIT_REVISION "unknown"
-#endif
-#ifndef PREDUCE_BENCH_GIT_DIRTY
-#define PREDUCE_BENCH_GIT_DIRTY 0
-#endif
-
 namespace preduce {
 namespace bench {
 namespace {

@@ -13,6 +13,15 @@
 
 #include "check.hpp"
 
+// The revision the JSON records (bench/CMakeLists.txt defines both; a build without .git passes
+// -DPREDUCE_GIT_REVISION=<rev>[-dirty]).
+#ifndef PREDUCE_BENCH_GIT_REVISION
+#define PREDUCE_BENCH_GIT_REVISION "unknown"
+#endif
+#ifndef PREDUCE_BENCH_GIT_DIRTY
+#define PREDUCE_BENCH_GIT_DIRTY 0
+#endif
+
 namespace preduce {
 namespace bench {
 
