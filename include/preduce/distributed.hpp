@@ -10,13 +10,15 @@
 //   auto best = preduce::allreduce(comm, q, d_local, n_local, preduce::argmax{});  // global index
 //
 // Determinism, for every built-in operator and type:
-//   run_to_run    the ranks' local results are gathered and merged in rank order by preduce,
-//                 never by the engine's own arithmetic: the same bits for the same data, rank
-//                 count and split, whatever algorithm the engine picks.
-//   reproducible  the ranks' reproducible partials (partial_of) are gathered and merged exactly:
-//                 the same bits as the single-device reduce over the concatenated array, for any
-//                 number of ranks and any split (operators with no binned form are exact already
-//                 and merge as under run_to_run).
+//   run_to_run    the ranks' local results are merged in rank order by preduce, never by the
+//                 engine's own arithmetic: the same bits for the same data, rank count and
+//                 split, whatever algorithm the engine picks. (Whole arrays gather every rank's
+//                 result; rows and columns go as a reduce-scatter, each rank merging one block
+//                 of the results, and an allgather.)
+//   reproducible  the ranks' reproducible partials (partial_of) are merged exactly, for whole
+//                 arrays, rows and columns: the same bits as the single-device reduce over the
+//                 concatenated array, for any number of ranks and any split (operators with no
+//                 binned form are exact already and merge as under run_to_run).
 //   fast          floating-point plus, sum_of_squares and dot add the ranks' local results with
 //                 the engine's own sum; other operators merge as under run_to_run.
 // Errors: every rank checks its arguments, and all ranks agree on the verdicts (and on the
@@ -60,8 +62,13 @@ class communicator {
   virtual int size() const = 0;
   //! Whether the collectives below take device memory ordered on a queue's stream.
   virtual bool device_collectives() const = 0;
-  //! recv[r * bytes .. (r + 1) * bytes) = rank r's send[0 .. bytes), on every rank.
+  //! recv[r * bytes .. (r + 1) * bytes) = rank r's send[0 .. bytes), on every rank. send may be
+  //! recv + rank() * bytes (in place).
   virtual void allgather(const queue& q, const void* send, void* recv, std::size_t bytes) = 0;
+  //! recv[r * bytes .. (r + 1) * bytes) = rank r's send[rank() * bytes .. (rank() + 1) * bytes),
+  //! on every rank: block j of each rank's send goes to rank j (send and recv hold size() * bytes
+  //! and do not overlap). The vector calls' reduce-scatter.
+  virtual void alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) = 0;
   //! data[i] = the engine's sum over ranks of data[i], in place, for `count` floats (or doubles
   //! where is_double): determinism::fast's path.
   virtual void allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) = 0;

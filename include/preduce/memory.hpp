@@ -19,6 +19,9 @@ void device_free(const queue& q, void* p) noexcept;
 void copy_to_device_bytes(const queue& q, void* d_dst, const void* h_src, std::size_t bytes);
 void copy_to_host_bytes(const queue& q, void* h_dst, const void* d_src, std::size_t bytes);
 void copy_on_device_bytes(const queue& q, void* d_dst, const void* d_src, std::size_t bytes);
+//! Whether the backend's device memory is host memory the host may read and write (the kokkos
+//! backend on a host execution space).
+bool device_memory_is_host_memory() noexcept;
 
 inline std::size_t checked_bytes(std::size_t n, std::size_t elem, const char* what) {
   if (elem != 0 && n > std::size_t(-1) / elem)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the distributed calls over MPI (CMake: find_package(preduce COMPONENTS mpi), target
-// preduce::mpi). Works with every backend; the ranks' small results are staged through host
-// memory, so any MPI serves (no GPU awareness needed).
+// preduce::mpi). Works with every backend and any MPI: device buffers go to MPI directly where
+// it can read them (host memory: the kokkos backend on a host execution space; a CUDA-aware MPI
+// with the cuda backend), else they are staged through host memory.
 #pragma once
 
 #include <mpi.h>
@@ -22,12 +23,19 @@ namespace mpi {
 //! (MPI's default aborts the job).
 class communicator final : public preduce::communicator {
  public:
-  explicit communicator(MPI_Comm comm);
+  //! How device buffers reach MPI.
+  enum class buffers {
+    detect,  //!< direct where MPI can read device memory (see the file comment), else staged
+    staged,  //!< always through host memory
+    direct,  //!< always directly: the caller vouches that MPI reads this backend's device memory
+  };
+  explicit communicator(MPI_Comm comm, buffers how = buffers::detect);
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  bool device_collectives() const override { return false; }
+  bool device_collectives() const override { return direct_; }
   void allgather(const queue& q, const void* send, void* recv, std::size_t bytes) override;
+  void alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) override;
   void allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) override;
   void agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) override;
 
@@ -37,6 +45,7 @@ class communicator final : public preduce::communicator {
  private:
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  bool direct_ = false;
 };
 
 }  // namespace mpi

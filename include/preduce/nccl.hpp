@@ -28,6 +28,7 @@ class communicator final : public preduce::communicator {
   int size() const override { return size_; }
   bool device_collectives() const override { return true; }
   void allgather(const queue& q, const void* send, void* recv, std::size_t bytes) override;
+  void alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) override;
   void allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) override;
   //! Through device memory on a stream of its own: NCCL orders it with the communicator's other
   //! work, and it waits for no queue's.

@@ -49,6 +49,19 @@ void communicator::allgather(const queue& q, const void* send, void* recv, std::
   check(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream_of(q, device_)), "allreduce: ncclAllGather");
 }
 
+void communicator::alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) {
+  backend::device_guard d(device_);
+  const cudaStream_t stream = stream_of(q, device_);
+  const auto* in = static_cast<const char*>(send);
+  auto* out = static_cast<char*>(recv);
+  check(ncclGroupStart(), "allreduce: ncclGroupStart");
+  for (int r = 0; r < size_; ++r) {
+    check(ncclSend(in + std::size_t(r) * bytes, bytes, ncclChar, r, comm_, stream), "allreduce: ncclSend");
+    check(ncclRecv(out + std::size_t(r) * bytes, bytes, ncclChar, r, comm_, stream), "allreduce: ncclRecv");
+  }
+  check(ncclGroupEnd(), "allreduce: ncclGroupEnd");
+}
+
 void communicator::allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) {
   backend::device_guard d(device_);
   check(ncclAllReduce(data, data, count, is_double ? ncclDouble : ncclFloat, ncclSum, comm_, stream_of(q, device_)),

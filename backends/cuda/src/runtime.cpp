@@ -462,6 +462,10 @@ void queue::synchronize() const { state_->synchronize_and_check("synchronize"); 
 int device_count() { return detail::checked_device_count(); }
 const char* backend_name() noexcept { return "cuda"; }
 
+namespace detail {
+bool device_memory_is_host_memory() noexcept { return false; }
+}  // namespace detail
+
 std::string device_description(int device) {
   detail::check_device_index(device);
   cudaDeviceProp p{};

@@ -394,6 +394,12 @@ int device_count() { return 1; }
 
 const char* backend_name() noexcept { return "kokkos"; }
 
+namespace detail {
+bool device_memory_is_host_memory() noexcept {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, backend::memory_space>::accessible;
+}
+}  // namespace detail
+
 std::string device_description(int device) {
   backend::check_device_index(device, "device_description");
   backend::ensure_initialized();

@@ -50,10 +50,12 @@ struct result_merge {
     }
   }
   //! The merge of `count` pieces' results at results[k * stride], every arg index shifted by
-  //! `shift` (the pieces' indices are already global, or there is one piece to shift).
+  //! `shift` (the pieces' indices are already global, or there is one piece to shift). It starts
+  //! from the first piece, not the identity, so one piece comes back bit for bit (a -0.0 sum
+  //! stays -0.0): the distributed calls copy results as one-piece merges.
   PREDUCE_HD static result_type merge(const result_type* results, std::uint64_t count, std::uint64_t stride, std::uint64_t shift) {
-    acc_type a = Red::identity();
-    for (std::uint64_t k = 0; k < count; ++k) a = Red::combine(a, from(results[k * stride], shift));
+    acc_type a = count == 0 ? Red::identity() : from(results[0], shift);
+    for (std::uint64_t k = 1; k < count; ++k) a = Red::combine(a, from(results[k * stride], shift));
     return Red::finalize(a);
   }
 };
@@ -79,18 +81,18 @@ struct partial_merge {
 namespace preduce {
 namespace detail {
 
-//! Result t of a merged request (shape::merged): the merge of pieces[k * results + t] over
+//! Result t of a merged request (shape::merged): the merge of pieces[k * stride + t] over
 //! k < count into out (partials: their value), for the reducer Red the request names.
 template <class Red, class Out>
-PREDUCE_HD void merge_one(const typename Red::result_type* pieces, std::uint64_t count, std::uint64_t results, std::uint64_t t,
+PREDUCE_HD void merge_one(const typename Red::result_type* pieces, std::uint64_t count, std::uint64_t stride, std::uint64_t t,
                           std::uint64_t shift, Out* out) {
   using R = typename Red::result_type;
   if constexpr (is_reproducible_partial<R>::value) {
-    *out = partial_merge<R>::merge(pieces + t, count, results);
+    *out = partial_merge<R>::merge(pieces + t, count, stride);
   } else if constexpr (merges_results<Red>) {
-    *out = result_merge<Red>::merge(pieces + t, count, results, shift);
+    *out = result_merge<Red>::merge(pieces + t, count, stride, shift);
   } else {  // never asked for: the distributed calls merge these reducers' partials instead
-    (void)pieces, (void)count, (void)results, (void)t, (void)shift, (void)out;
+    (void)pieces, (void)count, (void)stride, (void)t, (void)shift, (void)out;
   }
 }
 

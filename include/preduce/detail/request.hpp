@@ -23,9 +23,10 @@ enum class shape : unsigned char {
   rows,      //!< row-major rows x cols matrix -> one result per row
   columns,   //!< row-major rows x cols matrix -> one result per column
   segments,  //!< x[offsets[i] .. offsets[i+1]) -> one result per segment
-  merged,    //!< x holds n pieces' finalized results, `results` a piece (piece k's result t at
-             //!< x[k * results + t]) -> their merge in piece order, one per t (detail/merge.hpp);
-             //!< arg indices shifted by index_shift. Library-internal (the distributed calls).
+  merged,    //!< x holds n pieces of `cols` finalized results (piece k's result t at
+             //!< x[k * cols + t]) -> their merge in piece order for t < results
+             //!< (detail/merge.hpp); arg indices shifted by index_shift. Library-internal (the
+             //!< distributed calls).
 };
 
 //! Everything a backend needs to run one built-in reduction. Built by make_request below.

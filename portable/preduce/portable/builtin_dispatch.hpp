@@ -62,8 +62,8 @@ constexpr group group_of(const detail::request& r) {
 //! (args, extremes, binned_sums, binned_moments: 331-533 s each on one core here).
 enum class part : unsigned char { arrays, segments };
 
-//! The part whose translation unit compiles r's shape. partial_of reduces whole arrays whatever
-//! the layout says (batched.hpp).
+//! The part whose translation unit compiles r's shape. partial_of runs in the arrays part: whole
+//! arrays, and the lines of the distributed calls' rows and columns (Engine::partial_lines).
 constexpr part part_of(const detail::request& r) {
   return r.layout == detail::shape::segments && !r.partial ? part::segments : part::arrays;
 }

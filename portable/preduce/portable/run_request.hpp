@@ -8,8 +8,11 @@
 //   columns(q, red, src, rows, cols, d_out, out_stride, opt)     arg index: row within the column
 //   segments(q, red, src, n, d_offsets, segments, d_out, out_stride, opt)
 //                                                                arg index: offset in the segment
-//   merge(q, red, pieces, count, results, index_shift, d_out, out_stride)
-//        d_out[t * out_stride] = detail::merge_one<Reducer>(pieces, count, results, t, index_shift)
+//   partial_lines(q, red, src, lines, length, line_step, element_step, d_out)
+//        d_out[t] = the partial (partial_of's result) of src[t * line_step + k * element_step],
+//        k < length: rows (element_step 1) or columns (line_step 1) for the distributed calls
+//   merge(q, red, pieces, count, stride, results, index_shift, d_out, out_stride)
+//        d_out[t * out_stride] = detail::merge_one<Reducer>(pieces, count, stride, t, index_shift), t < results
 //
 // Each engine function holds the queue's lock while it enqueues (any number of host threads may
 // call on one queue). The backend also defines portable::result_slot (builtin_dispatch.hpp):
@@ -35,21 +38,26 @@ void run_group(const queue& q, const detail::request& r) {
     using Out = typename Red::result_type;
     if (r.layout == detail::shape::merged) {  // pieces' results in r.x (distributed calls)
       if constexpr (P == part::arrays)
-        Engine::merge(q, Red{}, static_cast<const Out*>(r.x), r.n, r.results, r.index_shift, static_cast<detail::merged_t<Red>*>(r.out),
-                      r.out_stride);
+        Engine::merge(q, Red{}, static_cast<const Out*>(r.x), r.n, r.cols, r.results, r.index_shift,
+                      static_cast<detail::merged_t<Red>*>(r.out), r.out_stride);
       return;
     }
     Out* out = static_cast<Out*>(r.out);
     auto run = [&](const auto& src) {
-      if constexpr (detail::is_partial<Op>::value) {  // partial_of: whole reductions only (batched.hpp)
-        if constexpr (P == part::arrays) return Engine::whole(q, Red{}, src, r.n, out, r.opt);
-        else unsupported(r, "segments of a partial reduction");  // not reached: part_of
+      if constexpr (P == part::arrays && detail::is_partial<Op>::value) {  // partial_of: whole arrays, and lines for the distributed calls
+        switch (r.layout) {
+          case detail::shape::rows: return Engine::partial_lines(q, Red{}, src, r.rows, r.cols, r.cols, 1, out);
+          case detail::shape::columns: return Engine::partial_lines(q, Red{}, src, r.cols, r.rows, 1, r.cols, out);
+          default: return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+        }
       } else if constexpr (P == part::arrays) {
         switch (r.layout) {
           case detail::shape::rows: return Engine::rows(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
           case detail::shape::columns: return Engine::columns(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);
           default: return Engine::whole(q, Red{}, src, r.n, out, r.opt);  // part_of sends segments elsewhere
         }
+      } else if constexpr (detail::is_partial<Op>::value) {
+        unsupported(r, "segments of a partial reduction");  // not reached: part_of sends partials to arrays
       } else {
         switch (r.offset_type) {
           case detail::dtype::i32: return Engine::segments(q, Red{}, src, r.n, static_cast<const std::int32_t*>(r.offsets), r.segments, out, r.out_stride, r.opt);

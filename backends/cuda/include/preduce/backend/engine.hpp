@@ -13,6 +13,7 @@
 #include "device_binned.cuh"
 #include "device_columns.cuh"
 #include "device_merge.cuh"
+#include "device_partial_lines.cuh"
 #include "device_reduce.cuh"
 #include "device_rows.cuh"
 #include "device_segments.cuh"
@@ -67,15 +68,26 @@ struct engine {
     enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
   }
 
+  //! d_out[t] = the partial of line t (device_partial_lines.cuh).
+  template <class Reducer, class Source>
+  static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
+                            std::size_t line_step, std::size_t element_step, typename Reducer::result_type* d_out) {
+    if (lines == 0) return;
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    device_guard g(s.device);
+    enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, d_out);
+  }
+
   //! d_out[t * out_stride] = the merge of count pieces' results (device_merge.cuh).
   template <class Reducer, class Out>
-  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t results,
-                    std::uint64_t shift, Out* d_out, std::size_t out_stride) {
+  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t stride,
+                    std::size_t results, std::uint64_t shift, Out* d_out, std::size_t out_stride) {
     if (results == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_merge<Reducer>(s, pieces, count, results, shift, d_out, out_stride);
+    enqueue_merge<Reducer>(s, pieces, count, stride, results, shift, d_out, out_stride);
   }
 };
 

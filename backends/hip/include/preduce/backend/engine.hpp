@@ -13,6 +13,7 @@
 
 #include "device_batched.hpp"
 #include "device_merge.hpp"
+#include "device_partial_lines.hpp"
 #include "device_reduce.hpp"
 
 namespace preduce {
@@ -71,17 +72,30 @@ struct engine {
     check_hip(hipGetLastError(), "reduce_segments: launch");
   }
 
+  //! d_out[t] = the partial of line t (device_partial_lines.hpp), a thread a line.
+  template <class Reducer, class Source>
+  static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
+                            std::size_t line_step, std::size_t element_step, typename Reducer::result_type* d_out) {
+    if (lines == 0) return;
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    device_guard g(s.device);
+    partial_lines_kernel<<<grid_for(s.cu_count, lines, block_threads), block_threads, 0, s.stream>>>(red, src, lines, length, line_step,
+                                                                                                     element_step, d_out);
+    check_hip(hipGetLastError(), "allreduce: launching the partials of the local lines");
+  }
+
   //! d_out[t * out_stride] = the merge of count pieces' results (detail/merge.hpp), a thread a
   //! result.
   template <class Reducer, class Out>
-  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t results,
-                    std::uint64_t shift, Out* d_out, std::size_t out_stride) {
+  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t stride,
+                    std::size_t results, std::uint64_t shift, Out* d_out, std::size_t out_stride) {
     if (results == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    merge_results_kernel<Reducer><<<grid_for(s.cu_count, results, block_threads), block_threads, 0, s.stream>>>(pieces, count, results, shift,
-                                                                                                                d_out, out_stride);
+    merge_results_kernel<Reducer><<<grid_for(s.cu_count, results, block_threads), block_threads, 0, s.stream>>>(pieces, count, stride, results,
+                                                                                                                shift, d_out, out_stride);
     check_hip(hipGetLastError(), "allreduce: launching the merge of the ranks' results");
   }
 };

@@ -75,14 +75,24 @@ struct engine {
     guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
   }
 
+  //! d_out[t] = the partial of line t: the rows and columns kernels, which compile for partials
+  //! as for any reducer (the lines are the rows or columns of the rows x cols matrix they name).
+  template <class Reducer, class Source>
+  static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
+                            std::size_t line_step, std::size_t element_step, typename Reducer::result_type* d_out) {
+    (void)line_step;  // lines * length elements, laid out as rows (element_step 1) or as columns
+    if (element_step == 1) rows(q, red, src, lines, length, d_out, 1, options{});
+    else columns(q, red, src, length, lines, d_out, 1, options{});
+  }
+
   //! d_out[t * out_stride] = the merge of count pieces' results (device_merge.hpp).
   template <class Reducer, class Out>
-  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t results,
-                    std::uint64_t shift, Out* d_out, std::size_t out_stride) {
+  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t stride,
+                    std::size_t results, std::uint64_t shift, Out* d_out, std::size_t out_stride) {
     if (results == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("allreduce", [&] { enqueue_merge<Reducer>(s, pieces, count, results, shift, d_out, out_stride); });
+    guarded("allreduce", [&] { enqueue_merge<Reducer>(s, pieces, count, stride, results, shift, d_out, out_stride); });
   }
 };
 

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce cuda: the reproducible partials (partial_of) of many lines of a matrix: what the
+// distributed allreduce_rows and allreduce_columns exchange under determinism::reproducible.
+// Untuned on purpose: the tuned rows and columns kernels instantiated for partials doubled the
+// longest unit of the library's build (binned_sums narrow, 232 -> 473 s on an H100 host), and the
+// distributed call's time is its exchange of the partials (docs/distributed.md).
+#pragma once
+
+#include <cstdint>
+
+#include "launch.cuh"
+#include "queue_state.hpp"
+#include "warp_reduce.cuh"
+
+namespace preduce {
+namespace backend {
+
+constexpr int partial_lines_block_threads = 256;
+
+//! Requires: blockDim.x == partial_lines_block_threads; Reducer is a binned reducer whose
+//! result is a partial (its combine exact, so any order gives the same state). Line t's element k
+//! is src[t * line_step + k * element_step], k < length. Contiguous lines (element_step == 1) go
+//! a warp a line, its lanes striding along the line and meeting by shuffles; strided lines
+//! (columns) go a thread a line, neighbouring threads reading neighbouring addresses. Writes:
+//! out[t] = Reducer::finalize of line t, for every t < lines.
+template <class Reducer, class Source>
+__global__ void __launch_bounds__(partial_lines_block_threads)
+    partial_lines_kernel(Reducer red, Source src, std::uint64_t lines, std::uint64_t length, std::uint64_t line_step,
+                         std::uint64_t element_step, typename Reducer::result_type* out) {
+  begin_after_prior_grid();
+  const std::uint64_t thread = std::uint64_t(blockIdx.x) * partial_lines_block_threads + threadIdx.x;
+  const std::uint64_t threads = std::uint64_t(gridDim.x) * partial_lines_block_threads;
+  if (element_step == 1) {
+    const unsigned lane = threadIdx.x % warp_threads;
+    // t is the same for every lane of a warp, so every shuffle has all 32 lanes.
+    for (std::uint64_t t = thread / warp_threads; t < lines; t += threads / warp_threads) {
+      auto a = red.identity();
+      for (std::uint64_t k = lane; k < length; k += warp_threads) a = red.combine(a, red.lift(src[t * line_step + k], k));
+      a = warp_reduce_shuffle(red, a);
+      if (lane == 0) out[t] = red.finalize(a);
+    }
+  } else {
+    for (std::uint64_t t = thread; t < lines; t += threads) {
+      auto a = red.identity();
+      for (std::uint64_t k = 0; k < length; ++k) a = red.combine(a, red.lift(src[t * line_step + k * element_step], k));
+      out[t] = red.finalize(a);
+    }
+  }
+}
+
+//! Enqueues partial_lines_kernel on s's stream: enough blocks for a thread (or warp) a line, at
+//! most 8 an SM.
+template <class Reducer, class Source>
+void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t lines, std::uint64_t length,
+                           std::uint64_t line_step, std::uint64_t element_step, typename Reducer::result_type* out) {
+  const std::uint64_t per_block = element_step == 1 ? partial_lines_block_threads / warp_threads : partial_lines_block_threads;
+  const std::uint64_t wanted = (lines + per_block - 1) / per_block, most = std::uint64_t(s.sm_count) * 8;
+  launch(s, partial_lines_kernel<Reducer, Source>, unsigned(wanted < most ? wanted : most), partial_lines_block_threads,
+         "allreduce: launching the partials of the local lines", red, src, lines, length, line_step, element_step, out);
+}
+
+}  // namespace backend
+}  // namespace preduce

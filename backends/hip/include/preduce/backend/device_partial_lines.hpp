@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce hip: the reproducible partials (partial_of) of many lines of a matrix: what the
+// distributed allreduce_rows and allreduce_columns exchange under determinism::reproducible.
+// Untuned, a thread a line (the cuda backend's device_partial_lines.cuh says why).
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstdint>
+
+namespace preduce {
+namespace backend {
+
+//! Requires: any grid; Reducer is a binned reducer whose result is a partial. Thread i of the
+//! grid takes lines t = i, i + grid threads, ...; line t's element k is
+//! src[t * line_step + k * element_step], k < length. Writes: out[t] = Reducer::finalize of line t.
+template <class Reducer, class Source>
+__global__ void partial_lines_kernel(Reducer red, Source src, std::uint64_t lines, std::uint64_t length, std::uint64_t line_step,
+                                     std::uint64_t element_step, typename Reducer::result_type* out) {
+  const std::uint64_t step = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < lines; t += step) {
+    auto a = red.identity();
+    for (std::uint64_t k = 0; k < length; ++k) a = red.combine(a, red.lift(src[t * line_step + k * element_step], k));
+    out[t] = red.finalize(a);
+  }
+}
+
+}  // namespace backend
+}  // namespace preduce
