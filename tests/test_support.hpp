@@ -349,6 +349,30 @@ auto expected(preduce::dot<U, A>, const T* x, const T* y, std::size_t n) {
   return ref::dot<result_of<preduce::dot<U, A>, T>>(x, y, n);
 }
 
+//! The oracle of every row (by_rows) or every column of the row-major rows x cols matrix x.
+template <class Op, class T>
+auto expected_lines(Op op, const std::vector<T>& x, std::size_t rows, std::size_t cols, bool by_rows) {
+  const std::size_t lines = by_rows ? rows : cols, along = by_rows ? cols : rows;
+  std::vector<T> line(along);
+  std::vector<decltype(expected(op, x.data(), 0))> want;
+  for (std::size_t t = 0; t < lines; ++t) {
+    for (std::size_t k = 0; k < along; ++k) line[k] = by_rows ? x[t * cols + k] : x[k * cols + t];
+    want.push_back(expected(op, line.data(), along));
+  }
+  return want;
+}
+
+//! The row-major block of the rows x cols matrix x that holds columns [first, first + count) of
+//! every row (by_rows: what a rank holds for allreduce_rows) or rows [first, first + count).
+template <class T>
+std::vector<T> block_of(const std::vector<T>& x, std::size_t rows, std::size_t cols, bool by_rows, std::size_t first, std::size_t count) {
+  if (!by_rows) return std::vector<T>(x.begin() + std::ptrdiff_t(first * cols), x.begin() + std::ptrdiff_t((first + count) * cols));
+  std::vector<T> block;
+  for (std::size_t i = 0; i < rows; ++i)
+    block.insert(block.end(), x.begin() + std::ptrdiff_t(i * cols + first), x.begin() + std::ptrdiff_t(i * cols + first + count));
+  return block;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Comparing results with the oracle
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,13 @@ preduce::mpi::communicator& world() {
   return comm;
 }
 
+//! Both ways buffers reach MPI: the adapter's choice for this backend (direct for host memory)
+//! and staged through host memory.
+std::vector<preduce::mpi::communicator*> both_paths() {
+  static preduce::mpi::communicator staged(MPI_COMM_WORLD, preduce::mpi::communicator::buffers::staged);
+  return {&world(), &staged};
+}
+
 //! The splits of n elements over `ranks` ranks the tests use: even, front-heavy, one rank holding
 //! everything (the last), and the middle rank empty.
 std::vector<std::vector<std::size_t>> splits_of(std::size_t n, int ranks) {
@@ -69,6 +76,33 @@ bool same_on_every_rank(const R& v) {
   return true;
 }
 
+//! Whether every rank holds the same results vs (field by field), one collective for them all.
+template <class R>
+bool same_on_every_rank(const std::vector<R>& vs) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& v : vs) {
+    const test::fields f = test::to_fields(static_cast<R>(v));
+    for (std::size_t i = 0; i < f.size; ++i) {
+      char text[64];
+      const int len = std::snprintf(text, sizeof text, "%La|", f.at[i].value);
+      for (int k = 0; k < len; ++k) h = (h ^ static_cast<unsigned char>(text[k])) * 0x100000001b3ull;
+    }
+  }
+  std::vector<std::uint64_t> all(std::size_t(world().size()));
+  MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (const std::uint64_t other : all)
+    if (other != h) return false;
+  return true;
+}
+
+//! Every split of n over the ranks, on both paths.
+std::vector<std::pair<preduce::mpi::communicator*, std::vector<std::size_t>>> paths_and_splits(std::size_t n) {
+  std::vector<std::pair<preduce::mpi::communicator*, std::vector<std::size_t>>> all;
+  for (preduce::mpi::communicator* comm : both_paths())
+    for (const auto& split : splits_of(n, world().size())) all.emplace_back(comm, split);
+  return all;
+}
+
 //! This rank's slice [first, first + count) of x under `split`.
 template <class T>
 std::vector<T> slice_of(const std::vector<T>& x, const std::vector<std::size_t>& split, std::size_t* first) {
@@ -84,27 +118,30 @@ template <class T, class Op>
 void check_allreduce(const std::vector<T>& x, Op op) {
   const preduce::queue q(0);
   const preduce::device_buffer<T> whole(q, x);
-  for (const auto& split : splits_of(x.size(), world().size())) {
+  for (const auto& path_split : paths_and_splits(x.size())) {
+    preduce::mpi::communicator* comm = path_split.first;
+    const auto& split = path_split.second;
+    CAPTURE(comm->device_collectives());
     std::size_t first = 0;
     const auto mine = slice_of(x, split, &first);
     const preduce::device_buffer<T> local(q, mine);
     CAPTURE(split[0]);
     CAPTURE(split.back());
-    const auto a = preduce::allreduce(world(), q, local.data(), mine.size(), op, run_to_run);
-    const auto b = preduce::allreduce(world(), q, local.data(), mine.size(), op, run_to_run);
+    const auto a = preduce::allreduce(*comm, q, local.data(), mine.size(), op, run_to_run);
+    const auto b = preduce::allreduce(*comm, q, local.data(), mine.size(), op, run_to_run);
     test::check_result(a, test::expected(op, x.data(), x.size()));
     CHECK(test::same_bits(a, b));
     CHECK(same_on_every_rank(a));
-    const auto r = preduce::allreduce(world(), q, local.data(), mine.size(), op, reproducible);
+    const auto r = preduce::allreduce(*comm, q, local.data(), mine.size(), op, reproducible);
     CHECK(test::same_bits(r, preduce::reduce(q, whole.data(), x.size(), op, reproducible)));
     CHECK(same_on_every_rank(r));
-    const auto f = preduce::allreduce(world(), q, local.data(), mine.size(), op, fast);
+    const auto f = preduce::allreduce(*comm, q, local.data(), mine.size(), op, fast);
     test::check_result(f, test::expected(op, x.data(), x.size()));
     // The asynchronous form writes the same bits to device memory.
     using R = std::remove_const_t<decltype(a)>;
     if constexpr (!std::is_same<R, bool>::value) {  // (a vector<bool> has no data() to copy into)
       preduce::device_buffer<R> out(q, 1);
-      preduce::allreduce_async(world(), q, local.data(), mine.size(), out.data(), op, run_to_run);
+      preduce::allreduce_async(*comm, q, local.data(), mine.size(), out.data(), op, run_to_run);
       CHECK(test::same_bits(out.to_host()[0], a));
     }
   }
@@ -145,38 +182,80 @@ TEST_CASE("mpi.allreduce.nan_index") {
   check_allreduce(x, preduce::argmax{});
 }
 
-TEST_CASE("mpi.allreduce_rows_and_columns") {
+//! allreduce_rows (columns split over the ranks) and allreduce_columns (rows split) of op over
+//! the rows x cols matrix x, every split, into a strided output: under reproducible the
+//! single-device reduce_rows / reduce_columns bits (or its error); under run_to_run the host oracle's values, the same bits on
+//! every rank and on a repeat; under fast the oracle's values; nothing written between results.
+template <class T, class Op>
+void check_vectors(std::size_t rows, std::size_t cols, Op op, std::uint64_t seed) {
+  using R = test::result_of<Op, T>;
   const preduce::queue q(0);
-  const int ranks = world().size(), me = world().rank();
-  const std::size_t rows = 37, cols = 211;
-  const auto x = test::make_data<float>(test::data::small_integers, rows * cols, 0x5eed5, 50);
-  // allreduce_rows: rank r holds columns [c0, c1) of every row.
-  const std::size_t c0 = cols * std::size_t(me) / std::size_t(ranks), c1 = cols * std::size_t(me + 1) / std::size_t(ranks);
-  std::vector<float> block(rows * (c1 - c0));
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = c0; j < c1; ++j) block[i * (c1 - c0) + j - c0] = x[i * cols + j];
-  const preduce::device_buffer<float> d_block(q, block);
-  preduce::device_buffer<float> sums(q, rows);
-  preduce::device_buffer<preduce::arg<float>> best(q, rows);
-  preduce::allreduce_rows(world(), q, d_block.data(), rows, c1 - c0, sums.data(), preduce::plus<>{});
-  preduce::allreduce_rows(world(), q, d_block.data(), rows, c1 - c0, best.data(), preduce::argmax{});
-  const auto got_sums = sums.to_host();
-  const auto got_best = best.to_host();
-  for (std::size_t i = 0; i < rows; ++i) {
-    test::check_result(got_sums[i], test::expected(preduce::plus<>{}, x.data() + i * cols, cols));
-    test::check_result(got_best[i], test::expected(preduce::argmax{}, x.data() + i * cols, cols));
+  const std::size_t me = std::size_t(world().rank()), stride = 2;
+  // Floating-point sums on spread data, whose sum depends on the order: only an exact merge of
+  // the ranks' partials gives the single-device reproducible bits.
+  const bool spread = test::is_sum<Op>::value && preduce::detail::is_floating<T>;
+  const auto x = test::make_data<T>(spread ? test::data::spread : test::shape_for<Op, T>(), rows * cols, seed);
+  const preduce::device_buffer<T> whole(q, x);
+  // Floating-point products and integer moments have no reproducible form: the distributed
+  // calls refuse them as the single-device ones do.
+  const bool exact_reproducible = !(test::is_product<Op>::value && preduce::detail::is_floating<T>) &&
+                                  !(test::is_moments<Op>::value && std::is_integral<T>::value);
+  for (const bool by_rows : {true, false}) {
+    CAPTURE(by_rows);
+    const std::size_t results = by_rows ? rows : cols, along = by_rows ? cols : rows;
+    // The oracle of every result, and the single-device reproducible results.
+    const auto want = test::expected_lines(op, x, rows, cols, by_rows);
+    test::guarded_output<R> single(q, results);
+    if (exact_reproducible) {
+      if (by_rows) preduce::reduce_rows(q, whole.data(), rows, cols, single.data(), op, reproducible);
+      else preduce::reduce_columns(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    }
+    const auto single_bits = single.values(results);
+    for (const auto& path_split : paths_and_splits(along)) {
+      preduce::mpi::communicator* comm = path_split.first;  // (a structured binding: no lambda may capture it in C++17)
+      const auto& split = path_split.second;
+      CAPTURE(comm->device_collectives());
+      CAPTURE(split[0]);
+      CAPTURE(split.back());
+      const std::size_t first = std::accumulate(split.begin(), split.begin() + std::ptrdiff_t(me), std::size_t(0)), mine = split[me];
+      const preduce::device_buffer<T> d_block(q, test::block_of(x, rows, cols, by_rows, first, mine));
+      auto run = [&](preduce::options o) {
+        test::guarded_output<R> out(q, results * stride);
+        if (by_rows) preduce::allreduce_rows(*comm, q, d_block.data(), rows, mine, preduce::strided(out.data(), stride), op, o);
+        else preduce::allreduce_columns(*comm, q, d_block.data(), mine, cols, preduce::strided(out.data(), stride), op, o);
+        CHECK(out.only_results_written(results, stride));
+        return out.values(results, stride);
+      };
+      const auto a = run(run_to_run), b = run(run_to_run), f = run(fast);
+      test::check_results(a, want);
+      test::check_results(f, want);
+      std::vector<R> r;
+      std::string what;
+      if (exact_reproducible) r = run(reproducible);
+      else CHECK(test::error_of([&] { (void)run(reproducible); }, what) == "unsupported");  // on every rank
+      bool repeats = true, same_as_single = true;
+      for (std::size_t t = 0; t < results; ++t) {
+        repeats = repeats && test::same_bits(static_cast<R>(a[t]), static_cast<R>(b[t]));
+        same_as_single = same_as_single && (!exact_reproducible || test::same_bits(static_cast<R>(r[t]), static_cast<R>(single_bits[t])));
+      }
+      CHECK(repeats);
+      CHECK(same_as_single);
+      CHECK(same_on_every_rank(a));
+      CHECK(same_on_every_rank(r));
+    }
   }
-  // allreduce_columns: rank r holds rows [r0, r1).
-  const std::size_t r0 = rows * std::size_t(me) / std::size_t(ranks), r1 = rows * std::size_t(me + 1) / std::size_t(ranks);
-  const preduce::device_buffer<float> d_rows(q, std::vector<float>(x.begin() + std::ptrdiff_t(r0 * cols), x.begin() + std::ptrdiff_t(r1 * cols)));
-  preduce::device_buffer<preduce::arg<float>> lowest(q, cols);
-  preduce::allreduce_columns(world(), q, d_rows.data(), r1 - r0, cols, lowest.data(), preduce::argmin{});
-  const auto got_lowest = lowest.to_host();
-  std::vector<float> column(rows);
-  for (std::size_t j = 0; j < cols; ++j) {
-    for (std::size_t i = 0; i < rows; ++i) column[i] = x[i * cols + j];
-    test::check_result(got_lowest[j], test::expected(preduce::argmin{}, column.data(), rows));
-  }
+}
+
+// Every operator on each element family, over shapes whose results do not divide among the ranks
+// (37 x 211), fewer results than ranks (3 x 2), and empty lines (0 x 9, 5 x 0).
+TEST_CASE_TEMPLATE("mpi.allreduce_rows_and_columns", T, float, double, preduce::bfloat16, std::int32_t, std::uint8_t) {
+  test::for_each_operator<T>([](auto op) {
+    for (const auto& shape : {std::pair<std::size_t, std::size_t>{37, 211}, {3, 2}, {0, 9}, {5, 0}}) {
+      CAPTURE(shape.first);
+      CAPTURE(shape.second);
+      check_vectors<T>(shape.first, shape.second, op, test::seed_for<T>("mpi vectors", shape.first * 1000 + shape.second));
+    }
+  });
 }
 
 // A rank with bad input, or whose call differs from the others', makes every rank throw, naming

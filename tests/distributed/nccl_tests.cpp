@@ -107,6 +107,60 @@ void check_allreduce(preduce::communicator& comm, const world& w, tally& t, cons
   }
 }
 
+//! allreduce_rows (columns split evenly, then all on the last rank) and allreduce_columns (rows
+//! split so) of op over the rows x cols matrix x, into an output of stride 2, in every mode:
+//! reproducible has the single-GPU reduce_rows / reduce_columns bits; run_to_run matches the host
+//! reference, repeats, and is the same on every rank; fast matches the host reference.
+template <class T, class Op>
+void check_vectors(preduce::communicator& comm, const world& w, tally& t, const preduce::queue& q, std::size_t rows, std::size_t cols,
+                   const std::vector<T>& x, Op op, const char* name) {
+  using R = test::result_of<Op, T>;
+  if (w.rank == 0) std::printf("# %s, rows and columns of %zu x %zu\n", name, rows, cols), std::fflush(stdout);  // where a crash was
+  const preduce::device_buffer<T> whole(q, x);
+  const std::size_t me = std::size_t(w.rank), stride = 2;
+  for (const bool by_rows : {true, false}) {
+    const std::size_t results = by_rows ? rows : cols, along = by_rows ? cols : rows;
+    const auto want = test::expected_lines(op, x, rows, cols, by_rows);
+    preduce::device_buffer<R> single(q, results);
+    if (by_rows) preduce::reduce_rows(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    else preduce::reduce_columns(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    const auto single_bits = single.to_host();
+    for (const auto& split : {splits_of(along, w.size)[0], splits_of(along, w.size)[1]}) {
+      const std::size_t first = std::accumulate(split.begin(), split.begin() + w.rank, std::size_t(0)), mine = split[me];
+      const preduce::device_buffer<T> d_block(q, test::block_of(x, rows, cols, by_rows, first, mine));
+      const std::string what = std::string(name) + (by_rows ? " allreduce_rows " : " allreduce_columns ") + std::to_string(rows) + " x " +
+                               std::to_string(cols) + " split " + std::to_string(split[0]) + "/" + std::to_string(split.back());
+      auto run = [&](preduce::options o) {
+        preduce::device_buffer<R> out(q, std::max<std::size_t>(results * stride, 1));
+        if (by_rows) preduce::allreduce_rows(comm, q, d_block.data(), rows, mine, preduce::strided(out.data(), stride), op, o);
+        else preduce::allreduce_columns(comm, q, d_block.data(), mine, cols, preduce::strided(out.data(), stride), op, o);
+        const auto all = out.to_host();
+        std::vector<R> v;
+        for (std::size_t i = 0; i < results; ++i) v.push_back(all[i * stride]);
+        return v;
+      };
+      const auto a = run(run_to_run), b = run(run_to_run), r = run(reproducible), f = run(fast);
+      bool near = true, near_fast = true, repeats = true, same_as_single = true;
+      std::string text;
+      for (std::size_t i = 0; i < results; ++i) {
+        near = near && test::same_fields(test::to_fields(a[i]), test::to_fields(want[i]));
+        near_fast = near_fast && test::same_fields(test::to_fields(f[i]), test::to_fields(want[i]));
+        repeats = repeats && test::same_bits(a[i], b[i]);
+        same_as_single = same_as_single && test::same_bits(r[i], single_bits[i]);
+        text += field_text(test::to_fields(a[i])) + field_text(test::to_fields(r[i]));
+      }
+      t.check(near, w.rank, what + ": run_to_run against the host reference");
+      t.check(near_fast, w.rank, what + ": fast against the host reference");
+      t.check(repeats, w.rank, what + ": run_to_run repeats");
+      t.check(same_as_single, w.rank, what + ": reproducible has the single-GPU bits");
+      std::uint64_t h = 0xcbf29ce484222325ull;  // every result of both modes, hashed
+      for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+      const auto seen = w.gather(std::to_string(h));
+      t.check(std::all_of(seen.begin(), seen.end(), [&](const std::string& s) { return s == seen[0]; }), w.rank, what + ": same on every rank");
+    }
+  }
+}
+
 //! Every check on one rank (a thread or a process) with its communicator.
 void run_rank(preduce::communicator& comm, const world& w, tally& t, int device) {
   const preduce::queue q(device);
@@ -120,33 +174,16 @@ void run_rank(preduce::communicator& comm, const world& w, tally& t, int device)
     check_allreduce(comm, w, t, q, test::make_data<std::int32_t>(test::data::spread, n, n + 7), preduce::minmax{}, "i32 minmax");
     check_allreduce(comm, w, t, q, test::make_data<double>(test::data::spread, n, n + 8), preduce::moments<>{}, "f64 moments");
   }
-  // Rows and columns: each rank a block of columns (rows) of one matrix; exact data.
-  const std::size_t rows = 301, cols = 997;
-  const auto x = test::make_data<float>(test::data::small_integers, rows * cols, 99, 50);
-  const std::size_t c0 = cols * std::size_t(w.rank) / std::size_t(w.size), c1 = cols * std::size_t(w.rank + 1) / std::size_t(w.size);
-  std::vector<float> block(rows * (c1 - c0));
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = c0; j < c1; ++j) block[i * (c1 - c0) + j - c0] = x[i * cols + j];
-  const preduce::device_buffer<float> d_block(q, block);
-  preduce::device_buffer<preduce::arg<float>> best(q, rows);
-  preduce::allreduce_rows(comm, q, d_block.data(), rows, c1 - c0, best.data(), preduce::argmax{});
-  const auto got_best = best.to_host();
-  bool rows_ok = true;
-  for (std::size_t i = 0; i < rows; ++i)
-    rows_ok = rows_ok && test::same_fields(test::to_fields(got_best[i]), test::to_fields(test::expected(preduce::argmax{}, x.data() + i * cols, cols)));
-  t.check(rows_ok, w.rank, "allreduce_rows argmax, global column indices");
-  const std::size_t r0 = rows * std::size_t(w.rank) / std::size_t(w.size), r1 = rows * std::size_t(w.rank + 1) / std::size_t(w.size);
-  const preduce::device_buffer<float> d_rows(q, std::vector<float>(x.begin() + std::ptrdiff_t(r0 * cols), x.begin() + std::ptrdiff_t(r1 * cols)));
-  preduce::device_buffer<float> sums(q, cols);
-  preduce::allreduce_columns(comm, q, d_rows.data(), r1 - r0, cols, sums.data(), preduce::plus<>{});
-  const auto got_sums = sums.to_host();
-  bool columns_ok = true;
-  std::vector<float> column(rows);
-  for (std::size_t j = 0; j < cols; ++j) {
-    for (std::size_t i = 0; i < rows; ++i) column[i] = x[i * cols + j];
-    columns_ok = columns_ok && test::same_fields(test::to_fields(got_sums[j]), test::to_fields(test::expected(preduce::plus<>{}, column.data(), rows)));
+  // Rows and columns: each rank a block of columns (rows) of one matrix, results that do not
+  // divide among the ranks, fewer results than ranks, and 2^20 results.
+  for (const auto& shape : {std::pair<std::size_t, std::size_t>{301, 997}, {3, 2}, {8, std::size_t(1) << 20}, {std::size_t(1) << 20, 8}}) {
+    const std::size_t rows = shape.first, cols = shape.second, n = rows * cols;
+    check_vectors(comm, w, t, q, rows, cols, test::make_data<float>(test::data::spread, n, n + 11), preduce::plus<>{}, "f32 plus");
+    check_vectors(comm, w, t, q, rows, cols, test::make_data<preduce::bfloat16>(test::data::spread, n, n + 12), preduce::plus<>{}, "bf16 plus");
+    check_vectors(comm, w, t, q, rows, cols, test::make_data<double>(test::data::spread, n, n + 13), preduce::moments<>{}, "f64 moments");
+    check_vectors(comm, w, t, q, rows, cols, test::make_data<float>(test::data::ties, n, n + 14), preduce::argmax{}, "f32 argmax");
+    check_vectors(comm, w, t, q, rows, cols, test::make_data<std::int32_t>(test::data::spread, n, n + 15), preduce::minmax{}, "i32 minmax");
   }
-  t.check(columns_ok, w.rank, "allreduce_columns plus");
   // Bad input on the last rank: every rank throws, none hangs, and the communicator works on.
   const preduce::device_buffer<float> d(q, std::vector<float>(1000, 1.0f));
   const float* input = w.rank == w.size - 1 ? nullptr : d.data();
