@@ -18,8 +18,9 @@
 #                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
 # The stage "distributed" (not in the default list; for machines of several GPUs) runs the NCCL
 # tests (a thread per GPU, then a process per GPU under mpirun) and preduce-dist-bench on every
-# GPU, on 2, and on 1, 2 and all GPUs for the 2^31-element strong-scaling sum: dist.txt and
-# dist-<K>.json / scaling-<K>.json in $OUT (tar them if more than 8 files would come back).
+# GPU, on 2, and on 1, 2 and all GPUs for the 2^31-element strong-scaling sum (DIST_SCALING=0
+# leaves it out): dist.txt and dist-<K>.json / scaling-<K>.json in $OUT (tar them if more than 8
+# files would come back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/preduce-gpu}
@@ -126,7 +127,7 @@ run_distributed() {
     for k in $(printf '%s\n' "$gpus" 2 | sort -u); do
       mpirun -np "$k" "$build/bench/preduce-dist-bench" --json "$OUT/dist-$k.json"
     done
-    for k in $(printf '%s\n' 1 2 "$gpus" | sort -un); do
+    for k in $( [ "${DIST_SCALING:-1}" = 1 ] && printf '%s\n' 1 2 "$gpus" | sort -un); do
       mpirun -np "$k" "$build/bench/preduce-dist-bench" --total 2147483648 --json "$OUT/scaling-$k.json"
     done
   } >"$OUT/dist.txt" 2>&1
