@@ -184,8 +184,9 @@ TEST_CASE("mpi.allreduce.nan_index") {
 
 //! allreduce_rows (columns split over the ranks) and allreduce_columns (rows split) of op over
 //! the rows x cols matrix x, every split, into a strided output: under reproducible the
-//! single-device reduce_rows / reduce_columns bits (or its error); under run_to_run the host oracle's values, the same bits on
-//! every rank and on a repeat; under fast the oracle's values; nothing written between results.
+//! single-device reduce_rows / reduce_columns bits (or its error); under run_to_run the host
+//! oracle's values, the same bits on every rank and on a repeat (into a contiguous output);
+//! under fast the oracle's values; nothing written between results.
 template <class T, class Op>
 void check_vectors(std::size_t rows, std::size_t cols, Op op, std::uint64_t seed) {
   using R = test::result_of<Op, T>;
@@ -219,20 +220,21 @@ void check_vectors(std::size_t rows, std::size_t cols, Op op, std::uint64_t seed
       CAPTURE(split.back());
       const std::size_t first = std::accumulate(split.begin(), split.begin() + std::ptrdiff_t(me), std::size_t(0)), mine = split[me];
       const preduce::device_buffer<T> d_block(q, test::block_of(x, rows, cols, by_rows, first, mine));
-      auto run = [&](preduce::options o) {
-        test::guarded_output<R> out(q, results * stride);
-        if (by_rows) preduce::allreduce_rows(*comm, q, d_block.data(), rows, mine, preduce::strided(out.data(), stride), op, o);
-        else preduce::allreduce_columns(*comm, q, d_block.data(), mine, cols, preduce::strided(out.data(), stride), op, o);
-        CHECK(out.only_results_written(results, stride));
-        return out.values(results, stride);
+      // Into an output of stride `step` (1: the merged blocks may land there directly).
+      auto run = [&](preduce::options o, std::size_t step) {
+        test::guarded_output<R> out(q, results * step);
+        if (by_rows) preduce::allreduce_rows(*comm, q, d_block.data(), rows, mine, preduce::strided(out.data(), step), op, o);
+        else preduce::allreduce_columns(*comm, q, d_block.data(), mine, cols, preduce::strided(out.data(), step), op, o);
+        CHECK(out.only_results_written(results, step));
+        return out.values(results, step);
       };
-      const auto a = run(run_to_run), b = run(run_to_run), f = run(fast);
+      const auto a = run(run_to_run, stride), b = run(run_to_run, 1), f = run(fast, stride);
       test::check_results(a, want);
       test::check_results(f, want);
       std::vector<R> r;
       std::string what;
-      if (exact_reproducible) r = run(reproducible);
-      else CHECK(test::error_of([&] { (void)run(reproducible); }, what) == "unsupported");  // on every rank
+      if (exact_reproducible) r = run(reproducible, stride);
+      else CHECK(test::error_of([&] { (void)run(reproducible, stride); }, what) == "unsupported");  // on every rank
       bool repeats = true, same_as_single = true;
       for (std::size_t t = 0; t < results; ++t) {
         repeats = repeats && test::same_bits(static_cast<R>(a[t]), static_cast<R>(b[t]));
