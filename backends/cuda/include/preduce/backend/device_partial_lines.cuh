@@ -10,6 +10,7 @@
 
 #include "launch.cuh"
 #include "queue_state.hpp"
+#include "tuning.hpp"
 #include "warp_reduce.cuh"
 
 namespace preduce {
@@ -48,14 +49,13 @@ __global__ void __launch_bounds__(partial_lines_block_threads)
   }
 }
 
-//! Enqueues partial_lines_kernel on s's stream: enough blocks for a thread (or warp) a line, at
-//! most 8 an SM.
+//! Enqueues partial_lines_kernel on s's stream: a thread (or warp) a line, on the batched
+//! kernels' grid (tuning.hpp's grid_for).
 template <class Reducer, class Source>
 void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t lines, std::uint64_t length,
                            std::uint64_t line_step, std::uint64_t element_step, typename Reducer::result_type* out) {
   const std::uint64_t per_block = element_step == 1 ? partial_lines_block_threads / warp_threads : partial_lines_block_threads;
-  const std::uint64_t wanted = (lines + per_block - 1) / per_block, most = std::uint64_t(s.sm_count) * 8;
-  launch(s, partial_lines_kernel<Reducer, Source>, unsigned(wanted < most ? wanted : most), partial_lines_block_threads,
+  launch(s, partial_lines_kernel<Reducer, Source>, grid_for(s.sm_count, s.cc_major, lines, per_block), partial_lines_block_threads,
          "allreduce: launching the partials of the local lines", red, src, lines, length, line_step, element_step, out);
 }
 
