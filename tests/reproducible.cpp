@@ -6,8 +6,11 @@
 // the operators that are exact already, and what reproducible mode refuses.
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
+#include <preduce/detail/merge.hpp>
 #include <preduce/portable/binned_reducers.hpp>
 
 #include "exact_sum.hpp"
@@ -507,6 +510,47 @@ TEST_CASE_TEMPLATE("reproducible.splits", T, float, double, half, bfloat16) {
       CHECK(test::same_bits(whole.value(), preduce::reduce(q, dx.data(), n, Op{}, reproducible)));
       check_cuts<T, Op>(cut, n, whole, [&](std::size_t b, std::size_t len) { return preduce::reduce(q, dx.data() + b, len, preduce::partial_of(Op{})); });
     }
+  }
+}
+
+// The distributed calls' compact exchange (detail/merge.hpp's exchange::: one-byte codes met
+// by max, int64 bins moved to the common level and summed) gives exactly the digits the
+// partials' own merge gives: pieces at top bins far apart (scaled by 2^-150 .. 2^150, so bins
+// move down and drop), empty pieces, and pieces holding NaN, +inf or -inf.
+TEST_CASE_TEMPLATE("reproducible.compact_exchange_is_the_merge", T, float, double) {
+  namespace ex = preduce::detail::exchange;
+  namespace binned = preduce::detail::binned;
+  const auto& q = test::shared_queue();
+  const std::size_t pieces = 7, length = 1001;
+  for (std::uint64_t trial = 0; trial < 24; ++trial) {
+    CAPTURE(trial);
+    std::vector<preduce::reproducible_partial<T>> parts;
+    for (std::size_t k = 0; k < pieces; ++k) {
+      auto x = spread_data<T>(length, test::seed_for<T>("compact exchange", trial * pieces + k));
+      const int scale = int((trial * 5 + k * 3) % 13) * 25 - 150;
+      for (T& v : x) v = std::ldexp(v, std::is_same<T, float>::value ? scale / 2 : scale);
+      const std::size_t used = (trial + k) % 5 == 0 ? 0 : length;  // some pieces empty
+      if (trial % 6 == 5 && k == trial % pieces) x[3] = std::numeric_limits<T>::infinity();
+      if (trial % 6 == 5 && k == (trial + 2) % pieces && trial % 12 == 5) x[9] = -std::numeric_limits<T>::infinity();
+      if (trial % 8 == 7 && k == 1) x[0] = std::numeric_limits<T>::quiet_NaN();
+      const preduce::device_buffer<T> d(q, x);
+      parts.push_back(preduce::reduce(q, d.data(), used, preduce::partial_of(preduce::plus<>{})));
+    }
+    preduce::reproducible_partial<T> merged;
+    std::uint8_t common = 0;
+    for (const auto& p : parts) {
+      merged += p;
+      common = std::max(common, ex::code_of(p.digits()));
+    }
+    std::int64_t sums[binned::folds] = {};
+    for (const auto& p : parts) {
+      std::int64_t limbs[binned::folds];
+      ex::limbs_of(p.digits(), common, limbs);
+      for (int b = 0; b < binned::folds; ++b) sums[b] += limbs[b];
+    }
+    const preduce::reproducible_partial<T> exchanged(ex::digits_of(common, sums));
+    CHECK(test::same_bits(exchanged.value(), merged.value()));
+    if (!merged.digits().specials) CHECK(exchanged == merged);
   }
 }
 

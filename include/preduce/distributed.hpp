@@ -69,9 +69,16 @@ class communicator {
   //! on every rank: block j of each rank's send goes to rank j (send and recv hold size() * bytes
   //! and do not overlap). The vector calls' reduce-scatter.
   virtual void alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) = 0;
-  //! data[i] = the engine's sum over ranks of data[i], in place, for `count` floats (or doubles
-  //! where is_double): determinism::fast's path.
-  virtual void allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) = 0;
+  //! The element types and reductions the two calls below take.
+  enum class element : unsigned char { u8, i64, f32, f64 };
+  enum class reduction : unsigned char { sum, max };
+  //! recv[i] = op over ranks of send[i], i < count, on every rank; send may equal recv (in
+  //! place). Float sums are the engine's own (determinism::fast's path); preduce's integer sums
+  //! (the compact exchange of reproducible partials) never overflow.
+  virtual void allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) = 0;
+  //! recv[i] = the sum over ranks r of rank r's send[rank() * count + i], i < count: block j of
+  //! the ranks' sums lands on rank j (send holds size() * count; send and recv do not overlap).
+  virtual void reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) = 0;
   //! all[r * words .. (r + 1) * words) = rank r's mine[0 .. words), in host memory, returning
   //! once done and ordered with no queue: the calls' agreement on their arguments, before they
   //! write anything.

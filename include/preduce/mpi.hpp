@@ -36,7 +36,8 @@ class communicator final : public preduce::communicator {
   bool device_collectives() const override { return direct_; }
   void allgather(const queue& q, const void* send, void* recv, std::size_t bytes) override;
   void alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) override;
-  void allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) override;
+  void allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) override;
+  void reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) override;
   void agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) override;
 
   //! The MPI communicator it runs on.

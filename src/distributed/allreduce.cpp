@@ -3,9 +3,11 @@
 // call: each rank checks its arguments and starts its local reduction into preduce's workspace;
 // the ranks agree on verdicts and on the call (communicator::agree); the local results (arg
 // indices made global) or reproducible partials are exchanged (whole arrays: gathered; rows and
-// columns: a reduce-scatter and an allgather) and merged in rank order by the backend's merge
-// kernel (detail/merge.hpp), or, under determinism::fast, summed by the engine. docs/distributed.md
-// has the design and its measurements.
+// columns: a reduce-scatter and an allgather; reproducible sums of rows and columns as a
+// one-byte level code and three int64 bins, met by max and integer sums) and merged in rank
+// order (detail/merge.hpp's steps, run by the backend's Engine::for_each), or, under
+// determinism::fast, summed by the engine. docs/distributed.md has the design and its
+// measurements.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <preduce/detail/merge.hpp>
 #include <preduce/distributed.hpp>
 #include <preduce/memory.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
@@ -83,23 +86,37 @@ unsigned char* workspace(distributed_state& st, const queue& q, std::size_t byte
 
 bool is_arg(op_id op) { return op == op_id::argmin || op == op_id::argmax; }
 
+//! `like` (the call's local request) made into one of the call's internal steps.
+request step_of(const request& like, shape layout, const void* x, const void* y, std::size_t n, std::size_t results, bool partial, void* out,
+                std::size_t out_stride) {
+  request m = like;
+  m.layout = layout;
+  m.x = x;
+  m.y = y;
+  m.n = n;
+  m.results = results;
+  m.partial = partial;
+  m.out = out;
+  m.out_stride = out_stride;
+  return m;
+}
+
 //! Enqueues the merged request: out[t * out_stride] for t < results = the merge of `count`
 //! pieces' results at pieces (piece k's result t at pieces[k * stride + t]), arg indices shifted
 //! by `shift`.
 void enqueue_merge(const queue& q, const request& like, const void* pieces, std::size_t count, std::size_t stride, std::size_t results,
                    std::uint64_t shift, bool partials, void* out, std::size_t out_stride) {
-  request m = like;
-  m.layout = shape::merged;
-  m.x = pieces;
-  m.y = nullptr;
-  m.n = count;
+  request m = step_of(like, shape::merged, pieces, nullptr, count, results, partials, out, out_stride);
   m.cols = stride;
-  m.results = results;
   m.index_shift = shift;
-  m.partial = partials;
-  m.out = out;
-  m.out_stride = out_stride;
   dispatch(q, m);
+}
+
+//! Enqueues one step of the compact exchange of binned sums (shape::binned_codes, _limbs or
+//! _values; detail/merge.hpp's exchange::) for `steps` lines, the first `lines` of x real.
+void enqueue_exchange_step(const queue& q, const request& like, shape step, const void* x, const void* y, std::size_t lines,
+                           std::size_t steps, void* out) {
+  dispatch(q, step_of(like, step, x, y, lines, steps, true, out, 1));
 }
 
 }  // namespace
@@ -182,15 +199,13 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
 
   // 4. The exchange, and the merge in rank order into the caller's output (or, for the
   //    synchronous form, a result slot of this call).
-  if (native) {  // the engine's own sum, in place; every rank then holds the same values
-    if (on_device) {
-      comm.allreduce_sum(q, local, results, r.local.acc == dtype::f64);
-    } else {
-      std::vector<unsigned char> staged(results * piece_bytes);
-      copy_to_host_bytes(q, staged.data(), local, staged.size());
-      comm.allreduce_sum(q, staged.data(), results, r.local.acc == dtype::f64);
-      copy_to_device_bytes(q, local, staged.data(), staged.size());
-    }
+  if (native) {  // the engine's own sum; every rank then holds the same values
+    const auto type = r.local.acc == dtype::f64 ? communicator::element::f64 : communicator::element::f32;
+    const auto sum = communicator::reduction::sum;
+    if (on_device && !r.host_out && r.local.out_stride == 1) return comm.allreduce(q, local, r.local.out, results, type, sum);
+    if (on_device) comm.allreduce(q, local, local, results, type, sum);
+    else host_staged([&](const void* in, void* out) { comm.allreduce(q, in, out, results, type, sum); }, local, results * piece_bytes, local,
+                     results * piece_bytes);
     if (!r.host_out) return enqueue_merge(q, r.local, local, 1, results, results, 0, false, r.local.out, r.local.out_stride);
     portable::result_slot slot(q, function);
     enqueue_merge(q, r.local, local, 1, 1, 1, 0, false, slot.device(), 1);
@@ -205,11 +220,8 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
     return slot.read(r.host_out, value_bytes);
   }
   if (!scatter) return enqueue_merge(q, r.local, local, 1, results, results, 0, partials, r.local.out, r.local.out_stride);  // one rank
-  // Reduce-scatter: block j of every rank's results to rank j, which merges them in rank order.
-  if (on_device) comm.alltoall(q, local, received, block * piece_bytes);
-  else host_staged([&](const void* in, void* out) { comm.alltoall(q, in, out, block * piece_bytes); }, local, padded * piece_bytes, received,
-                   padded * piece_bytes);
-  // Straight into the caller's output when it is contiguous and the blocks tile it exactly.
+  // The merged blocks go straight into the caller's output when it is contiguous and the blocks
+  // tile it exactly.
   request as_values = r.local;  // the merged values are the operator's results: they copy as one-piece merges
   as_values.opt.det = determinism::run_to_run;
   const bool in_place = r.local.out_stride == 1 && padded == results && on_device;
@@ -217,7 +229,33 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   // Only the block's results merge: its padding holds whatever the workspace held (no partial's
   // state, perhaps), and no merge reads the padding of the gathered values either.
   const std::size_t first_result = std::min(results, me * block), owned = std::min(block, results - first_result);
-  enqueue_merge(q, r.local, received, ranks, block, owned, 0, partials, merged + first_result * value_bytes, 1);
+  std::uint64_t line_length = 0;  // the joined axis: the length of every line
+  for (std::size_t k = 0; k < ranks; ++k) line_length += std::uint64_t(all[k * words + extent]);
+  if (partials && r.local.op != op_id::moments && line_length < exchange::terms_limit / 2) {
+    // Binned sums as codes and int64 limbs (a double product is two terms): the codes' max, then
+    // the limbs' sums scattered, rank j getting block j. Workspace: the codes, the limbs, the
+    // summed block, inside the `exchanged` part the partials would need.
+    auto* codes = received;
+    auto* limbs = reinterpret_cast<std::int64_t*>(codes + (padded + 7) / 8 * 8);
+    std::int64_t* summed = limbs + binned::folds * padded;
+    const std::size_t limb_bytes = binned::folds * sizeof(std::int64_t);
+    enqueue_exchange_step(q, r.local, shape::binned_codes, local, nullptr, results, padded, codes);
+    const auto max = communicator::reduction::max;
+    if (on_device) comm.allreduce(q, codes, codes, padded, communicator::element::u8, max);
+    else host_staged([&](const void* in, void* out) { comm.allreduce(q, in, out, padded, communicator::element::u8, max); }, codes, padded, codes,
+                     padded);
+    enqueue_exchange_step(q, r.local, shape::binned_limbs, local, codes, results, padded, limbs);
+    if (on_device) comm.reduce_scatter(q, limbs, summed, binned::folds * block, communicator::element::i64);
+    else host_staged([&](const void* in, void* out) { comm.reduce_scatter(q, in, out, binned::folds * block, communicator::element::i64); }, limbs,
+                     padded * limb_bytes, summed, block * limb_bytes);
+    enqueue_exchange_step(q, r.local, shape::binned_values, summed, codes + first_result, owned, owned, merged + first_result * value_bytes);
+  } else {
+    // Reduce-scatter: block j of every rank's results to rank j, which merges them in rank order.
+    if (on_device) comm.alltoall(q, local, received, block * piece_bytes);
+    else host_staged([&](const void* in, void* out) { comm.alltoall(q, in, out, block * piece_bytes); }, local, padded * piece_bytes, received,
+                     padded * piece_bytes);
+    enqueue_merge(q, r.local, received, ranks, block, owned, 0, partials, merged + first_result * value_bytes, 1);
+  }
   if (on_device) comm.allgather(q, merged + me * block * value_bytes, merged, block * value_bytes);
   else host_staged([&](const void* in, void* out) { comm.allgather(q, in, out, block * value_bytes); }, merged + me * block * value_bytes,
                    block * value_bytes, merged, padded * value_bytes);

@@ -56,51 +56,77 @@ communicator::communicator(MPI_Comm comm, buffers how) : comm_(comm) {
             (how == buffers::detect && (detail::device_memory_is_host_memory() || (std::strcmp(backend_name(), "cuda") == 0 && cuda_aware())));
 }
 
+namespace {
+
+MPI_Datatype mpi_type(preduce::communicator::element type) {
+  switch (type) {
+    case preduce::communicator::element::u8: return MPI_UINT8_T;
+    case preduce::communicator::element::i64: return MPI_INT64_T;
+    case preduce::communicator::element::f32: return MPI_FLOAT;
+    default: return MPI_DOUBLE;
+  }
+}
+std::size_t size_of(preduce::communicator::element type) {
+  return type == preduce::communicator::element::u8 ? 1 : type == preduce::communicator::element::f32 ? 4 : 8;
+}
+
+//! Runs exchange(from, to, len) on blocks of `bytes` a rank: `in` holds in_blocks of them (1, or
+//! one per rank, block r at r * bytes), `out` out_blocks. Blocks over 1 GiB go in pieces of at
+//! most 1 GiB (whole units of `unit` bytes), each rank's piece packed next to the others'.
+template <class Exchange>
+void by_pieces(std::size_t ranks, const unsigned char* in, std::size_t in_blocks, unsigned char* out, std::size_t out_blocks,
+               std::size_t bytes, std::size_t unit, Exchange exchange) {
+  if (bytes <= piece_bytes) return exchange(in, out, bytes);
+  const std::size_t most = piece_bytes / unit * unit;
+  std::vector<unsigned char> packed(in_blocks > 1 ? ranks * most : 0), staged(out_blocks > 1 ? ranks * most : 0);
+  for (std::size_t at = 0; at < bytes; at += most) {
+    const std::size_t len = std::min(most, bytes - at);
+    if (in_blocks > 1)
+      for (std::size_t r = 0; r < ranks; ++r) std::memcpy(packed.data() + r * len, in + r * bytes + at, len);
+    exchange(in_blocks > 1 ? packed.data() : in + at, out_blocks > 1 ? staged.data() : out + at, len);
+    if (out_blocks > 1)
+      for (std::size_t r = 0; r < ranks; ++r) std::memcpy(out + r * bytes + at, staged.data() + r * len, len);
+  }
+}
+
+}  // namespace
+
 void communicator::allgather(const queue& q, const void* send, void* recv, std::size_t bytes) {
   ready(q, direct_);
   const auto* in = static_cast<const unsigned char*>(send);
   auto* out = static_cast<unsigned char*>(recv);
-  const std::size_t ranks = std::size_t(size_);
-  if (bytes <= piece_bytes) {
-    const void* from = in == out + std::size_t(rank_) * bytes ? MPI_IN_PLACE : in;  // in place
-    check(MPI_Allgather(from, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE, comm_), "allreduce: MPI_Allgather");
-    return;
-  }
-  // Larger: gather each piece of every rank's bytes, then place it.
-  std::vector<unsigned char> staged(ranks * piece_bytes);
-  for (std::size_t at = 0; at < bytes; at += piece_bytes) {
-    const std::size_t len = std::min(piece_bytes, bytes - at);
-    check(MPI_Allgather(in + at, int(len), MPI_BYTE, staged.data(), int(len), MPI_BYTE, comm_), "allreduce: MPI_Allgather");
-    for (std::size_t r = 0; r < ranks; ++r) std::memcpy(out + r * bytes + at, staged.data() + r * len, len);
-  }
+  const bool in_place = bytes <= piece_bytes && in == out + std::size_t(rank_) * bytes;
+  by_pieces(std::size_t(size_), in, 1, out, std::size_t(size_), bytes, 1, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
+    check(MPI_Allgather(in_place ? MPI_IN_PLACE : from, int(len), MPI_BYTE, to, int(len), MPI_BYTE, comm_), "allreduce: MPI_Allgather");
+  });
 }
 
 void communicator::alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) {
   ready(q, direct_);
-  const auto* in = static_cast<const unsigned char*>(send);
-  auto* out = static_cast<unsigned char*>(recv);
-  const std::size_t ranks = std::size_t(size_);
-  if (bytes <= piece_bytes) {
-    check(MPI_Alltoall(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE, comm_), "allreduce: MPI_Alltoall");
-    return;
-  }
-  // Larger: exchange each piece of every block, packed, then place it.
-  std::vector<unsigned char> packed(ranks * piece_bytes), staged(ranks * piece_bytes);
-  for (std::size_t at = 0; at < bytes; at += piece_bytes) {
-    const std::size_t len = std::min(piece_bytes, bytes - at);
-    for (std::size_t r = 0; r < ranks; ++r) std::memcpy(packed.data() + r * len, in + r * bytes + at, len);
-    check(MPI_Alltoall(packed.data(), int(len), MPI_BYTE, staged.data(), int(len), MPI_BYTE, comm_), "allreduce: MPI_Alltoall");
-    for (std::size_t r = 0; r < ranks; ++r) std::memcpy(out + r * bytes + at, staged.data() + r * len, len);
-  }
+  by_pieces(std::size_t(size_), static_cast<const unsigned char*>(send), std::size_t(size_), static_cast<unsigned char*>(recv),
+            std::size_t(size_), bytes, 1, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
+              check(MPI_Alltoall(from, int(len), MPI_BYTE, to, int(len), MPI_BYTE, comm_), "allreduce: MPI_Alltoall");
+            });
 }
 
-void communicator::allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) {
+void communicator::allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) {
   ready(q, direct_);
-  const std::size_t size = is_double ? 8 : 4, per = piece_bytes / size;
-  auto* p = static_cast<unsigned char*>(data);
+  const std::size_t size = size_of(type), per = piece_bytes / size;
+  const auto* in = static_cast<const unsigned char*>(send);
+  auto* out = static_cast<unsigned char*>(recv);
   for (std::size_t at = 0; at < count; at += per)
-    check(MPI_Allreduce(MPI_IN_PLACE, p + at * size, int(std::min(per, count - at)), is_double ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, comm_),
+    check(MPI_Allreduce(in == out ? MPI_IN_PLACE : in + at * size, out + at * size, int(std::min(per, count - at)), mpi_type(type),
+                        op == reduction::max ? MPI_MAX : MPI_SUM, comm_),
           "allreduce: MPI_Allreduce");
+}
+
+void communicator::reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) {
+  ready(q, direct_);
+  const std::size_t size = size_of(type);
+  by_pieces(std::size_t(size_), static_cast<const unsigned char*>(send), std::size_t(size_), static_cast<unsigned char*>(recv), 1,
+            count * size, size, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
+              check(MPI_Reduce_scatter_block(from, to, int(len / size), mpi_type(type), MPI_SUM, comm_), "allreduce: MPI_Reduce_scatter_block");
+            });
 }
 
 void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {

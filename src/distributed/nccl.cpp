@@ -15,6 +15,14 @@ namespace {
 void check(ncclResult_t rc, const char* what) {
   if (rc != ncclSuccess) throw error(errc::communication, std::string(what) + ": " + ncclGetErrorString(rc));
 }
+ncclDataType_t nccl_type(preduce::communicator::element type) {
+  switch (type) {
+    case preduce::communicator::element::u8: return ncclUint8;
+    case preduce::communicator::element::i64: return ncclInt64;
+    case preduce::communicator::element::f32: return ncclFloat;
+    default: return ncclDouble;
+  }
+}
 cudaStream_t stream_of(const queue& q, int device) {
   if (q.device() != device)
     throw error(errc::wrong_device, "allreduce: the queue runs on device " + std::to_string(q.device()) +
@@ -62,10 +70,15 @@ void communicator::alltoall(const queue& q, const void* send, void* recv, std::s
   check(ncclGroupEnd(), "allreduce: ncclGroupEnd");
 }
 
-void communicator::allreduce_sum(const queue& q, void* data, std::size_t count, bool is_double) {
+void communicator::allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) {
   backend::device_guard d(device_);
-  check(ncclAllReduce(data, data, count, is_double ? ncclDouble : ncclFloat, ncclSum, comm_, stream_of(q, device_)),
+  check(ncclAllReduce(send, recv, count, nccl_type(type), op == reduction::max ? ncclMax : ncclSum, comm_, stream_of(q, device_)),
         "allreduce: ncclAllReduce");
+}
+
+void communicator::reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) {
+  backend::device_guard d(device_);
+  check(ncclReduceScatter(send, recv, count, nccl_type(type), ncclSum, comm_, stream_of(q, device_)), "allreduce: ncclReduceScatter");
 }
 
 void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {

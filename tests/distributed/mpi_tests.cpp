@@ -10,8 +10,10 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include <preduce/mpi.hpp>
@@ -258,6 +260,70 @@ TEST_CASE_TEMPLATE("mpi.allreduce_rows_and_columns", T, float, double, preduce::
       check_vectors<T>(shape.first, shape.second, op, test::seed_for<T>("mpi vectors", shape.first * 1000 + shape.second));
     }
   });
+}
+
+//! Under reproducible, allreduce_rows and allreduce_columns of x (rows x cols) over every path
+//! and split (every_split; else the even split on the adapter's path) give the single-device
+//! bits on every rank; rows_too: allreduce_rows as well as allreduce_columns.
+template <class T, class Op>
+void check_reproducible_lines(const std::vector<T>& x, std::size_t rows, std::size_t cols, Op op, bool every_split, bool rows_too = true) {
+  using R = test::result_of<Op, T>;
+  const preduce::queue q(0);
+  const std::size_t me = std::size_t(world().rank());
+  const preduce::device_buffer<T> whole(q, x);
+  for (const bool by_rows : {true, false}) {
+    if (by_rows && !rows_too) continue;
+    CAPTURE(by_rows);
+    const std::size_t results = by_rows ? rows : cols, along = by_rows ? cols : rows;
+    test::guarded_output<R> single(q, results);
+    if (by_rows) preduce::reduce_rows(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    else preduce::reduce_columns(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    const auto want = single.values(results);
+    auto ways = paths_and_splits(along);
+    if (!every_split) ways.resize(1);  // the adapter's own path, the even split
+    for (const auto& path_split : ways) {
+      preduce::mpi::communicator* comm = path_split.first;
+      const auto& split = path_split.second;
+      CAPTURE(comm->device_collectives());
+      CAPTURE(split[0]);
+      const std::size_t first = std::accumulate(split.begin(), split.begin() + std::ptrdiff_t(me), std::size_t(0)), mine = split[me];
+      const preduce::device_buffer<T> d_block(q, test::block_of(x, rows, cols, by_rows, first, mine));
+      test::guarded_output<R> out(q, results);
+      if (by_rows) preduce::allreduce_rows(*comm, q, d_block.data(), rows, mine, out.data(), op, reproducible);
+      else preduce::allreduce_columns(*comm, q, d_block.data(), mine, cols, out.data(), op, reproducible);
+      const auto got = out.values(results);
+      bool same = true;
+      for (std::size_t t = 0; t < results; ++t) same = same && test::same_bits(static_cast<R>(got[t]), static_cast<R>(want[t]));
+      CHECK(same);
+      CHECK(same_on_every_rank(got));
+    }
+  }
+}
+
+// Lines whose pieces sit at levels far apart (elements scaled by 2^-120 .. 2^120 by position, so
+// the ranks' partials have different top bins and the merge moves bins down or drops them), and
+// lines holding NaN, +inf, -inf or +inf and -inf on different ranks.
+TEST_CASE_TEMPLATE("mpi.reproducible_lines_across_levels_and_specials", T, float, double) {
+  const std::size_t rows = 29, cols = 17;
+  auto x = test::make_data<T>(test::data::spread, rows * cols, test::seed_for<T>("mpi levels", 0));
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) x[i * cols + j] = std::ldexp(x[i * cols + j], int((i * 7 + j * 13) % 9) * 30 - 120);
+  const T inf = std::numeric_limits<T>::infinity();
+  x[3 * cols + 2] = inf, x[20 * cols + 2] = -inf;                       // column 2, row 10: NaN
+  x[10 * cols + 1] = inf, x[10 * cols + 15] = -inf;
+  x[5 * cols + 4] = inf;                                                // column 4, row 5: +inf
+  x[25 * cols + 6] = std::numeric_limits<T>::quiet_NaN();               // column 6, row 25: NaN
+  x[1 * cols + 8] = -inf, x[27 * cols + 8] = -inf;                      // column 8: -inf
+  check_reproducible_lines(x, rows, cols, preduce::plus<>{}, true);
+  check_reproducible_lines(x, rows, cols, preduce::sum_of_squares<>{}, true);
+}
+
+// Columns of 2^22 + 3 rows: too long for the compact exchange of int64 bin totals (a bin total
+// of that many terms may not fit), so the ranks exchange whole partials.
+TEST_CASE("mpi.reproducible_lines_too_long_for_int64_bins") {
+  const std::size_t rows = (std::size_t(1) << 22) + 3, cols = 2;
+  const auto x = test::make_data<float>(test::data::spread, rows * cols, test::seed_for<float>("mpi long lines", 0));
+  check_reproducible_lines(x, rows, cols, preduce::plus<>{}, false, false);
 }
 
 // A rank with bad input, or whose call differs from the others', makes every rank throw, naming

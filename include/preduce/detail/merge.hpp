@@ -96,6 +96,97 @@ PREDUCE_HD void merge_one(const typename Red::result_type* pieces, std::uint64_t
   }
 }
 
+//! A merged request's step for result t (the backends' Engine::for_each runs it for every t).
+template <class Red, class Out>
+struct merge_step {
+  const typename Red::result_type* pieces;
+  std::uint64_t count, stride, shift;
+  Out* out;
+  std::uint64_t out_stride;
+  PREDUCE_HD void operator()(std::uint64_t t) const { merge_one<Red>(pieces, count, stride, t, shift, out + t * out_stride); }
+};
+
+//! The compact exchange of binned sums (the reproducible allreduce_rows and allreduce_columns
+//! over many ranks): each rank cuts its line's partial to a one-byte code (its level, or "has
+//! NaN or inf") and three int64 bin totals. The ranks' codes meet by max: the common level. Each
+//! rank moves its bins down to it, dropping those below the lowest, as binned::merge does, and
+//! the ranks' bins meet by integer sums: exactly binned::merge's digits, 25 bytes a line on the
+//! wire instead of a partial's 56, while every bin total fits in int64: fewer than
+//! terms_limit terms a line (a bin total has at most bit_length(terms) + 40 bits:
+//! binned::byte_reader::sum).
+namespace exchange {
+
+constexpr std::uint8_t special_code = 255;               //!< a line with a NaN or an infinity
+constexpr std::uint64_t terms_limit = std::uint64_t(1) << 23;
+
+PREDUCE_HD inline std::uint8_t code_of(const binned::digits& d) {
+  return d.specials ? special_code : std::uint8_t(d.level - binned::level_min);
+}
+
+//! limbs[0 .. folds) = d's bins at the common code's level; under special_code, d's NaN, +inf
+//! and -inf flags as 0 or 1 (their sums over ranks say which any rank saw).
+PREDUCE_HD inline void limbs_of(const binned::digits& d, std::uint8_t common, std::int64_t* limbs) {
+  for (int k = 0; k < binned::folds; ++k) limbs[k] = 0;
+  if (common == special_code) {
+    limbs[0] = (d.specials & binned::saw_nan) != 0;
+    limbs[1] = (d.specials & binned::saw_pos_inf) != 0;
+    limbs[2] = (d.specials & binned::saw_neg_inf) != 0;
+    return;
+  }
+  const int shift = int(common) + binned::level_min - d.level;  // >= 0: common is the ranks' highest
+  for (int k = 0; k + shift < binned::folds; ++k) limbs[k + shift] = std::int64_t(d.bin[k].limb[0]);
+}
+
+//! The merged digits from the common code and the ranks' summed limbs.
+PREDUCE_HD inline binned::digits digits_of(std::uint8_t common, const std::int64_t* limbs) {
+  binned::digits d = binned::empty_digits();
+  if (common == special_code) {
+    d.specials = (limbs[0] ? std::uint32_t(binned::saw_nan) : 0u) | (limbs[1] ? std::uint32_t(binned::saw_pos_inf) : 0u) |
+                 (limbs[2] ? std::uint32_t(binned::saw_neg_inf) : 0u);
+    return d;
+  }
+  d.level = int(common) + binned::level_min;
+  for (int k = 0; k < binned::folds; ++k) d.bin[k] = binned::digit_total::from(limbs[k]);
+  return d;
+}
+
+//! codes[t] = code_of(partial t) for t < lines; 0 (the empty sum's) for the padding up to the
+//! step's count.
+template <class R>
+struct code_step {
+  const reproducible_partial<R>* partials;
+  std::uint64_t lines;
+  std::uint8_t* codes;
+  PREDUCE_HD void operator()(std::uint64_t t) const { codes[t] = t < lines ? code_of(partials[t].digits()) : std::uint8_t(0); }
+};
+
+//! limbs[3t .. 3t + 3) = limbs_of(partial t, common[t]) for t < lines; zeros for the padding.
+template <class R>
+struct limbs_step {
+  const reproducible_partial<R>* partials;
+  std::uint64_t lines;
+  const std::uint8_t* common;
+  std::int64_t* limbs;
+  PREDUCE_HD void operator()(std::uint64_t t) const {
+    if (t < lines) {
+      limbs_of(partials[t].digits(), common[t], limbs + binned::folds * t);
+    } else {
+      for (int k = 0; k < binned::folds; ++k) limbs[binned::folds * t + k] = 0;
+    }
+  }
+};
+
+//! out[t] = the value of digits_of(common[t], limbs[3t ..]): what the single-device call gives.
+template <class R>
+struct value_step {
+  const std::int64_t* limbs;
+  const std::uint8_t* common;
+  R* out;
+  PREDUCE_HD void operator()(std::uint64_t t) const { out[t] = binned::round_to<R>(digits_of(common[t], limbs + binned::folds * t)); }
+};
+
+}  // namespace exchange
+
 //! What a merged request writes: the value of a partial, else the result itself.
 template <class R, bool = is_reproducible_partial<R>::value> struct merged_of { using type = R; };
 template <class R> struct merged_of<R, true> { using type = decltype(R{}.value()); };

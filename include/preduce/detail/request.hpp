@@ -27,6 +27,11 @@ enum class shape : unsigned char {
              //!< x[k * cols + t]) -> their merge in piece order for t < results
              //!< (detail/merge.hpp); arg indices shifted by index_shift. Library-internal (the
              //!< distributed calls).
+  // The compact exchange of binned sums (detail/merge.hpp, exchange::), library-internal, for a
+  // reducer whose results are sum partials; `results` steps, x's first `n` entries real:
+  binned_codes,   //!< x: n partials -> out: results one-byte codes (code_step)
+  binned_limbs,   //!< x: n partials, y: results common codes -> out: 3 * results int64 (limbs_step)
+  binned_values,  //!< x: 3 * results summed int64, y: results common codes -> out: results values
 };
 
 //! Everything a backend needs to run one built-in reduction. Built by make_request below.

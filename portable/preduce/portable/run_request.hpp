@@ -11,8 +11,9 @@
 //   partial_lines(q, red, src, lines, length, line_step, element_step, d_out)
 //        d_out[t] = the partial (partial_of's result) of src[t * line_step + k * element_step],
 //        k < length: rows (element_step 1) or columns (line_step 1) for the distributed calls
-//   merge(q, red, pieces, count, stride, results, index_shift, d_out, out_stride)
-//        d_out[t * out_stride] = detail::merge_one<Reducer>(pieces, count, stride, t, index_shift), t < results
+//   for_each(q, count, step)
+//        step(t) for every t < count, in any order (step: a copyable host and device functor:
+//        the distributed calls' merges and exchange steps, detail/merge.hpp)
 //
 // Each engine function holds the queue's lock while it enqueues (any number of host threads may
 // call on one queue). The backend also defines portable::result_slot (builtin_dispatch.hpp):
@@ -38,8 +39,26 @@ void run_group(const queue& q, const detail::request& r) {
     using Out = typename Red::result_type;
     if (r.layout == detail::shape::merged) {  // pieces' results in r.x (distributed calls)
       if constexpr (P == part::arrays)
-        Engine::merge(q, Red{}, static_cast<const Out*>(r.x), r.n, r.cols, r.results, r.index_shift,
-                      static_cast<detail::merged_t<Red>*>(r.out), r.out_stride);
+        Engine::for_each(q, r.results, detail::merge_step<Red, detail::merged_t<Red>>{static_cast<const Out*>(r.x), r.n, r.cols, r.index_shift,
+                                                                                     static_cast<detail::merged_t<Red>*>(r.out), r.out_stride});
+      return;
+    }
+    if (r.layout == detail::shape::binned_codes || r.layout == detail::shape::binned_limbs || r.layout == detail::shape::binned_values) {
+      if constexpr (P == part::arrays && detail::is_reproducible_partial<Out>::value) {
+        using V = detail::merged_t<Red>;
+        if constexpr (std::is_floating_point<V>::value) {  // sums, not moments
+          namespace ex = detail::exchange;
+          const auto* common = static_cast<const std::uint8_t*>(r.y);
+          switch (r.layout) {
+            case detail::shape::binned_codes:
+              return Engine::for_each(q, r.results, ex::code_step<V>{static_cast<const Out*>(r.x), r.n, static_cast<std::uint8_t*>(r.out)});
+            case detail::shape::binned_limbs:
+              return Engine::for_each(q, r.results, ex::limbs_step<V>{static_cast<const Out*>(r.x), r.n, common, static_cast<std::int64_t*>(r.out)});
+            default:
+              return Engine::for_each(q, r.results, ex::value_step<V>{static_cast<const std::int64_t*>(r.x), common, static_cast<V*>(r.out)});
+          }
+        }
+      }
       return;
     }
     Out* out = static_cast<Out*>(r.out);

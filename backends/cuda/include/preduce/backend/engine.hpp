@@ -12,7 +12,7 @@
 
 #include "device_binned.cuh"
 #include "device_columns.cuh"
-#include "device_merge.cuh"
+#include "device_for_each.cuh"
 #include "device_partial_lines.cuh"
 #include "device_reduce.cuh"
 #include "device_rows.cuh"
@@ -79,15 +79,14 @@ struct engine {
     enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, d_out);
   }
 
-  //! d_out[t * out_stride] = the merge of count pieces' results (device_merge.cuh).
-  template <class Reducer, class Out>
-  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t stride,
-                    std::size_t results, std::uint64_t shift, Out* d_out, std::size_t out_stride) {
-    if (results == 0) return;
+  //! step(t) for every t < count (device_for_each.cuh).
+  template <class Step>
+  static void for_each(const queue& q, std::size_t count, const Step& step) {
+    if (count == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_merge<Reducer>(s, pieces, count, stride, results, shift, d_out, out_stride);
+    enqueue_for_each(s, step, count, "allreduce: launching a merge or exchange step");
   }
 };
 

@@ -12,7 +12,7 @@
 #include <preduce/portable/segment_offsets.hpp>
 
 #include "device_batched.hpp"
-#include "device_merge.hpp"
+#include "device_for_each.hpp"
 #include "device_partial_lines.hpp"
 #include "device_reduce.hpp"
 
@@ -85,18 +85,15 @@ struct engine {
     check_hip(hipGetLastError(), "allreduce: launching the partials of the local lines");
   }
 
-  //! d_out[t * out_stride] = the merge of count pieces' results (detail/merge.hpp), a thread a
-  //! result.
-  template <class Reducer, class Out>
-  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t stride,
-                    std::size_t results, std::uint64_t shift, Out* d_out, std::size_t out_stride) {
-    if (results == 0) return;
+  //! step(t) for every t < count (device_for_each.hpp), a thread an index.
+  template <class Step>
+  static void for_each(const queue& q, std::size_t count, const Step& step) {
+    if (count == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    merge_results_kernel<Reducer><<<grid_for(s.cu_count, results, block_threads), block_threads, 0, s.stream>>>(pieces, count, stride, results,
-                                                                                                                shift, d_out, out_stride);
-    check_hip(hipGetLastError(), "allreduce: launching the merge of the ranks' results");
+    for_each_kernel<Step><<<grid_for(s.cu_count, count, block_threads), block_threads, 0, s.stream>>>(step, count);
+    check_hip(hipGetLastError(), "allreduce: launching a merge or exchange step");
   }
 };
 

@@ -13,7 +13,7 @@
 #include <preduce/execution.hpp>
 
 #include "device_batched.hpp"
-#include "device_merge.hpp"
+#include "device_for_each.hpp"
 #include "device_reduce.hpp"
 #include "queue_state.hpp"
 
@@ -85,14 +85,13 @@ struct engine {
     else columns(q, red, src, length, lines, d_out, 1, options{});
   }
 
-  //! d_out[t * out_stride] = the merge of count pieces' results (device_merge.hpp).
-  template <class Reducer, class Out>
-  static void merge(const queue& q, const Reducer&, const typename Reducer::result_type* pieces, std::size_t count, std::size_t stride,
-                    std::size_t results, std::uint64_t shift, Out* d_out, std::size_t out_stride) {
-    if (results == 0) return;
+  //! step(t) for every t < count (device_for_each.hpp).
+  template <class Step>
+  static void for_each(const queue& q, std::size_t count, const Step& step) {
+    if (count == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("allreduce", [&] { enqueue_merge<Reducer>(s, pieces, count, stride, results, shift, d_out, out_stride); });
+    guarded("allreduce", [&] { enqueue_for_each(s, step, count); });
   }
 };
 
