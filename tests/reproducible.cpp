@@ -514,9 +514,10 @@ TEST_CASE_TEMPLATE("reproducible.splits", T, float, double, half, bfloat16) {
 }
 
 // The distributed calls' compact exchange (detail/merge.hpp's exchange::: one-byte codes met
-// by max, int64 bins moved to the common level and summed) gives exactly the digits the
-// partials' own merge gives: pieces at top bins far apart (scaled by 2^-150 .. 2^150, so bins
-// move down and drop), empty pieces, and pieces holding NaN, +inf or -inf.
+// by max, int64 bins written at each line's level, moved to the common level in place and
+// summed) gives exactly the digits the partials' own merge gives: pieces at top bins far apart
+// (scaled by 2^-150 .. 2^150, so bins move down and drop), empty pieces, and pieces holding NaN,
+// +inf or -inf.
 TEST_CASE_TEMPLATE("reproducible.compact_exchange_is_the_merge", T, float, double) {
   namespace ex = preduce::detail::exchange;
   namespace binned = preduce::detail::binned;
@@ -543,11 +544,19 @@ TEST_CASE_TEMPLATE("reproducible.compact_exchange_is_the_merge", T, float, doubl
       common = std::max(common, ex::code_of(p.digits()));
     }
     std::int64_t sums[binned::folds] = {};
+    bool aligned_as_limbs_of = true;
     for (const auto& p : parts) {
       std::int64_t limbs[binned::folds];
       ex::limbs_of(p.digits(), common, limbs);
       for (int b = 0; b < binned::folds; ++b) sums[b] += limbs[b];
+      // The partial-lines path: the compact form at the line's own level, then aligned in place.
+      std::uint8_t own = 0;
+      std::int64_t compact[binned::folds];
+      ex::store_compact<T>{&own, compact}(0, p);
+      ex::align_step{&own, &common, compact, 1}(0);
+      for (int b = 0; b < binned::folds; ++b) aligned_as_limbs_of = aligned_as_limbs_of && compact[b] == limbs[b];
     }
+    CHECK(aligned_as_limbs_of);
     const preduce::reproducible_partial<T> exchanged(ex::digits_of(common, sums));
     CHECK(test::same_bits(exchanged.value(), merged.value()));
     if (!merged.digits().specials) CHECK(exchanged == merged);

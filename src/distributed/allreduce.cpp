@@ -142,10 +142,31 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   const bool scatter = !whole && !native && ranks > 1;
   const std::size_t block = (results + ranks - 1) / ranks, padded = scatter ? ranks * block : results;
 
+  // Binned sums of rows and columns cross in the compact form (one-byte codes and int64 bins,
+  // detail/merge.hpp's exchange::) while every line holds fewer than terms_limit / 2 elements (a
+  // double product is two terms). This rank's lines hold r.extent; the ranks' together, known
+  // after the agreement, decide: a rank that wrote the compact form then redoes whole partials.
+  const bool binned_sums = scatter && partials && r.local.op != op_id::moments;
+  auto fits_compact = [](std::uint64_t length) { return length < exchange::terms_limit / 2; };
+  const bool wrote_compact = binned_sums && fits_compact(r.extent);
+  const std::size_t codes_bytes = (padded + 7) / 8 * 8;  // then the int64 bins, aligned
+
+  unsigned char* local = nullptr;  // this rank's results (or partials, or codes and bins), `padded` of them
+  // This rank's local request: its results (partials) into `local`; compact: codes there, bins at `limbs`.
+  auto local_piece = [&](void* limbs) {
+    request piece = r.local;
+    piece.partial = partials;
+    piece.result_bytes = piece_bytes;
+    piece.results = results;
+    piece.out = local;
+    piece.out_stride = 1;
+    piece.limbs = limbs;
+    return piece;
+  };
+
   // 1. This rank's verdict on its arguments, and its local reduction where they are fine.
   std::int64_t mine[words] = {0, fingerprint_of(r), std::int64_t(r.extent)};
   std::string message;
-  unsigned char* local = nullptr;     // this rank's results (or partials), `padded` of them
   unsigned char* received = nullptr;  // whole: every rank's result; vectors: every rank's block `me`
   unsigned char* values = nullptr;    // vectors: the merged blocks, `padded` values
   try {
@@ -154,13 +175,9 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
     local = workspace(st, q, padded * piece_bytes + exchanged + (scatter ? padded * value_bytes : 0));
     received = local + padded * piece_bytes;
     values = received + exchanged;
-    request piece = r.local;
-    piece.partial = partials;
-    piece.result_bytes = piece_bytes;
-    piece.results = results;
-    piece.out = local;
-    piece.out_stride = 1;
-    if (results > 0) dispatch(q, piece);  // an empty piece gives identities (n == 0, or rows / columns of length 0)
+    // An empty piece gives identities (n == 0, or rows / columns of length 0). The compact form
+    // puts the codes at local and the bins after them.
+    if (results > 0) dispatch(q, local_piece(wrote_compact ? local + codes_bytes : nullptr));
   } catch (const error& e) {
     mine[verdict] = std::int64_t(e.code()) + 1;
     message = e.what();
@@ -231,25 +248,26 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   const std::size_t first_result = std::min(results, me * block), owned = std::min(block, results - first_result);
   std::uint64_t line_length = 0;  // the joined axis: the length of every line
   for (std::size_t k = 0; k < ranks; ++k) line_length += std::uint64_t(all[k * words + extent]);
-  if (partials && r.local.op != op_id::moments && line_length < exchange::terms_limit / 2) {
-    // Binned sums as codes and int64 limbs (a double product is two terms): the codes' max, then
-    // the limbs' sums scattered, rank j getting block j. Workspace: the codes, the limbs, the
-    // summed block, inside the `exchanged` part the partials would need.
-    auto* codes = received;
-    auto* limbs = reinterpret_cast<std::int64_t*>(codes + (padded + 7) / 8 * 8);
-    std::int64_t* summed = limbs + binned::folds * padded;
+  if (binned_sums && fits_compact(line_length)) {
+    // The codes' max (every line's common level), the bins moved to it in place, their sums
+    // scattered (rank j gets block j's), rounded by the block's owner. Workspace: this rank's
+    // codes and bins in `local`; the common codes and the summed block in `received`.
+    const auto* own = local;
+    auto* limbs = reinterpret_cast<std::int64_t*>(local + codes_bytes);
+    unsigned char* common = received;
+    auto* summed = reinterpret_cast<std::int64_t*>(received + codes_bytes);
     const std::size_t limb_bytes = binned::folds * sizeof(std::int64_t);
-    enqueue_exchange_step(q, r.local, shape::binned_codes, local, nullptr, results, padded, codes);
     const auto max = communicator::reduction::max;
-    if (on_device) comm.allreduce(q, codes, codes, padded, communicator::element::u8, max);
-    else host_staged([&](const void* in, void* out) { comm.allreduce(q, in, out, padded, communicator::element::u8, max); }, codes, padded, codes,
+    if (on_device) comm.allreduce(q, own, common, padded, communicator::element::u8, max);
+    else host_staged([&](const void* in, void* out) { comm.allreduce(q, in, out, padded, communicator::element::u8, max); }, own, padded, common,
                      padded);
-    enqueue_exchange_step(q, r.local, shape::binned_limbs, local, codes, results, padded, limbs);
+    enqueue_exchange_step(q, r.local, shape::binned_align, own, common, results, padded, limbs);
     if (on_device) comm.reduce_scatter(q, limbs, summed, binned::folds * block, communicator::element::i64);
     else host_staged([&](const void* in, void* out) { comm.reduce_scatter(q, in, out, binned::folds * block, communicator::element::i64); }, limbs,
                      padded * limb_bytes, summed, block * limb_bytes);
-    enqueue_exchange_step(q, r.local, shape::binned_values, summed, codes + first_result, owned, owned, merged + first_result * value_bytes);
+    enqueue_exchange_step(q, r.local, shape::binned_values, summed, common + first_result, owned, owned, merged + first_result * value_bytes);
   } else {
+    if (wrote_compact) dispatch(q, local_piece(nullptr));  // the lines are too long for int64 bins after all: whole partials
     // Reduce-scatter: block j of every rank's results to rank j, which merges them in rank order.
     if (on_device) comm.alltoall(q, local, received, block * piece_bytes);
     else host_staged([&](const void* in, void* out) { comm.alltoall(q, in, out, block * piece_bytes); }, local, padded * piece_bytes, received,

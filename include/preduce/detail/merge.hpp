@@ -106,6 +106,23 @@ struct merge_step {
   PREDUCE_HD void operator()(std::uint64_t t) const { merge_one<Red>(pieces, count, stride, t, shift, out + t * out_stride); }
 };
 
+//! Line t's state, folded in k's order from element k = src[t * line_step + k * element_step],
+//! k < length: one thread's line in every backend's partial-lines kernel (Engine::partial_lines).
+template <class Reducer, class Source>
+PREDUCE_HD auto fold_line(const Reducer& red, const Source& src, std::uint64_t t, std::uint64_t length, std::uint64_t line_step,
+                          std::uint64_t element_step) {
+  auto a = red.identity();
+  for (std::uint64_t k = 0; k < length; ++k) a = red.combine(a, red.lift(src[t * line_step + k * element_step], k));
+  return a;
+}
+
+//! Partial lines' whole form: out[t] = line t's partial (Engine::partial_lines).
+template <class P>
+struct store_partial {
+  P* out;
+  PREDUCE_HD void operator()(std::uint64_t t, const P& p) const { out[t] = p; }
+};
+
 //! The compact exchange of binned sums (the reproducible allreduce_rows and allreduce_columns
 //! over many ranks): each rank cuts its line's partial to a one-byte code (its level, or "has
 //! NaN or inf") and three int64 bin totals. The ranks' codes meet by max: the common level. Each
@@ -150,29 +167,35 @@ PREDUCE_HD inline binned::digits digits_of(std::uint8_t common, const std::int64
   return d;
 }
 
-//! codes[t] = code_of(partial t) for t < lines; 0 (the empty sum's) for the padding up to the
-//! step's count.
+//! Partial lines' compact form: codes[t] = line t's code, limbs[3t ..] its bins at its own
+//! level (or its NaN / inf flags): what Engine::partial_lines writes for the exchange.
 template <class R>
-struct code_step {
-  const reproducible_partial<R>* partials;
-  std::uint64_t lines;
+struct store_compact {
   std::uint8_t* codes;
-  PREDUCE_HD void operator()(std::uint64_t t) const { codes[t] = t < lines ? code_of(partials[t].digits()) : std::uint8_t(0); }
+  std::int64_t* limbs;
+  PREDUCE_HD void operator()(std::uint64_t t, const reproducible_partial<R>& p) const {
+    const std::uint8_t code = code_of(p.digits());
+    codes[t] = code;
+    limbs_of(p.digits(), code, limbs + binned::folds * t);
+  }
 };
 
-//! limbs[3t .. 3t + 3) = limbs_of(partial t, common[t]) for t < lines; zeros for the padding.
-template <class R>
-struct limbs_step {
-  const reproducible_partial<R>* partials;
-  std::uint64_t lines;
+//! Line t's bins (store_compact's, at its own code) moved in place to the common code's level:
+//! then they equal limbs_of(partial, common[t]). Lines from `lines` on (the padding) get zeros.
+struct align_step {
+  const std::uint8_t* own;
   const std::uint8_t* common;
   std::int64_t* limbs;
+  std::uint64_t lines;
   PREDUCE_HD void operator()(std::uint64_t t) const {
-    if (t < lines) {
-      limbs_of(partials[t].digits(), common[t], limbs + binned::folds * t);
-    } else {
-      for (int k = 0; k < binned::folds; ++k) limbs[binned::folds * t + k] = 0;
+    std::int64_t* l = limbs + binned::folds * t;
+    if (t >= lines || (common[t] == special_code && own[t] != special_code)) {  // padding; bins where only flags count
+      for (int k = 0; k < binned::folds; ++k) l[k] = 0;
+      return;
     }
+    if (common[t] == special_code) return;  // this line's own flags
+    const int shift = int(common[t]) - int(own[t]);
+    for (int k = binned::folds - 1; k >= 0; --k) l[k] = k - shift >= 0 ? l[k - shift] : 0;
   }
 };
 

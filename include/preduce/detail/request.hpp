@@ -29,8 +29,8 @@ enum class shape : unsigned char {
              //!< distributed calls).
   // The compact exchange of binned sums (detail/merge.hpp, exchange::), library-internal, for a
   // reducer whose results are sum partials; `results` steps, x's first `n` entries real:
-  binned_codes,   //!< x: n partials -> out: results one-byte codes (code_step)
-  binned_limbs,   //!< x: n partials, y: results common codes -> out: 3 * results int64 (limbs_step)
+  binned_align,   //!< x: results local codes, y: results common codes, out: 3 * results int64
+                  //!< bins, moved in place to the common level (align_step); n lines real
   binned_values,  //!< x: 3 * results summed int64, y: results common codes -> out: results values
 };
 
@@ -58,6 +58,9 @@ struct request {
   bool partial;                  //!< results are reproducible_partial states (partial_of); merged:
                                  //!< the pieces are such states, merged to their value
   std::uint64_t index_shift;     //!< merged: added to every arg index
+  void* limbs;                   //!< partial lines of sums (distributed calls): non-null for the
+                                 //!< compact form (exchange::store_compact): out gets the one-byte
+                                 //!< codes, limbs the int64 bins
 };
 
 //! The largest result a synchronous call returns (custom accumulators included), on every

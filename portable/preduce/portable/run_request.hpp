@@ -8,9 +8,11 @@
 //   columns(q, red, src, rows, cols, d_out, out_stride, opt)     arg index: row within the column
 //   segments(q, red, src, n, d_offsets, segments, d_out, out_stride, opt)
 //                                                                arg index: offset in the segment
-//   partial_lines(q, red, src, lines, length, line_step, element_step, d_out)
-//        d_out[t] = the partial (partial_of's result) of src[t * line_step + k * element_step],
-//        k < length: rows (element_step 1) or columns (line_step 1) for the distributed calls
+//   partial_lines(q, red, src, lines, length, line_step, element_step, sink)
+//        sink(t, p) with p = the partial (partial_of's result) of src[t * line_step + k *
+//        element_step], k < length, for every t < lines: rows (element_step 1) or columns
+//        (line_step 1) for the distributed calls; sink a copyable host and device functor
+//        (detail/merge.hpp's store_partial, exchange::store_compact)
 //   for_each(q, count, step)
 //        step(t) for every t < count, in any order (step: a copyable host and device functor:
 //        the distributed calls' merges and exchange steps, detail/merge.hpp)
@@ -43,20 +45,15 @@ void run_group(const queue& q, const detail::request& r) {
                                                                                      static_cast<detail::merged_t<Red>*>(r.out), r.out_stride});
       return;
     }
-    if (r.layout == detail::shape::binned_codes || r.layout == detail::shape::binned_limbs || r.layout == detail::shape::binned_values) {
+    if (r.layout == detail::shape::binned_align || r.layout == detail::shape::binned_values) {
       if constexpr (P == part::arrays && detail::is_reproducible_partial<Out>::value) {
         using V = detail::merged_t<Red>;
         if constexpr (std::is_floating_point<V>::value) {  // sums, not moments
           namespace ex = detail::exchange;
           const auto* common = static_cast<const std::uint8_t*>(r.y);
-          switch (r.layout) {
-            case detail::shape::binned_codes:
-              return Engine::for_each(q, r.results, ex::code_step<V>{static_cast<const Out*>(r.x), r.n, static_cast<std::uint8_t*>(r.out)});
-            case detail::shape::binned_limbs:
-              return Engine::for_each(q, r.results, ex::limbs_step<V>{static_cast<const Out*>(r.x), r.n, common, static_cast<std::int64_t*>(r.out)});
-            default:
-              return Engine::for_each(q, r.results, ex::value_step<V>{static_cast<const std::int64_t*>(r.x), common, static_cast<V*>(r.out)});
-          }
+          if (r.layout == detail::shape::binned_align)
+            return Engine::for_each(q, r.results, ex::align_step{static_cast<const std::uint8_t*>(r.x), common, static_cast<std::int64_t*>(r.out), r.n});
+          return Engine::for_each(q, r.results, ex::value_step<V>{static_cast<const std::int64_t*>(r.x), common, static_cast<V*>(r.out)});
         }
       }
       return;
@@ -64,11 +61,16 @@ void run_group(const queue& q, const detail::request& r) {
     Out* out = static_cast<Out*>(r.out);
     auto run = [&](const auto& src) {
       if constexpr (P == part::arrays && detail::is_partial<Op>::value) {  // partial_of: whole arrays, and lines for the distributed calls
-        switch (r.layout) {
-          case detail::shape::rows: return Engine::partial_lines(q, Red{}, src, r.rows, r.cols, r.cols, 1, out);
-          case detail::shape::columns: return Engine::partial_lines(q, Red{}, src, r.cols, r.rows, 1, r.cols, out);
-          default: return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+        if (r.layout != detail::shape::rows && r.layout != detail::shape::columns) return Engine::whole(q, Red{}, src, r.n, out, r.opt);
+        auto lines = [&](const auto& sink) {
+          if (r.layout == detail::shape::rows) return Engine::partial_lines(q, Red{}, src, r.rows, r.cols, r.cols, 1, sink);
+          return Engine::partial_lines(q, Red{}, src, r.cols, r.rows, 1, r.cols, sink);
+        };
+        using V = detail::merged_t<Red>;
+        if constexpr (std::is_floating_point<V>::value) {  // sums: the exchange's compact form when asked
+          if (r.limbs) return lines(detail::exchange::store_compact<V>{static_cast<std::uint8_t*>(r.out), static_cast<std::int64_t*>(r.limbs)});
         }
+        return lines(detail::store_partial<Out>{out});
       } else if constexpr (P == part::arrays) {
         switch (r.layout) {
           case detail::shape::rows: return Engine::rows(q, Red{}, src, r.rows, r.cols, out, r.out_stride, r.opt);

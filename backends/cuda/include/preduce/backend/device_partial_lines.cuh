@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include <preduce/detail/merge.hpp>
+
 #include "launch.cuh"
 #include "queue_state.hpp"
 #include "tuning.hpp"
@@ -22,12 +24,12 @@ constexpr int partial_lines_block_threads = 256;
 //! result is a partial (its combine exact, so any order gives the same state). Line t's element k
 //! is src[t * line_step + k * element_step], k < length. Contiguous lines (element_step == 1) go
 //! a warp a line, its lanes striding along the line and meeting by shuffles; strided lines
-//! (columns) go a thread a line, neighbouring threads reading neighbouring addresses. Writes:
-//! out[t] = Reducer::finalize of line t, for every t < lines.
-template <class Reducer, class Source>
+//! (columns) go a thread a line, neighbouring threads reading neighbouring addresses. Calls
+//! sink(t, Reducer::finalize of line t), for every t < lines (detail/merge.hpp's sinks).
+template <class Reducer, class Source, class Sink>
 __global__ void __launch_bounds__(partial_lines_block_threads)
     partial_lines_kernel(Reducer red, Source src, std::uint64_t lines, std::uint64_t length, std::uint64_t line_step,
-                         std::uint64_t element_step, typename Reducer::result_type* out) {
+                         std::uint64_t element_step, Sink sink) {
   begin_after_prior_grid();
   const std::uint64_t thread = std::uint64_t(blockIdx.x) * partial_lines_block_threads + threadIdx.x;
   const std::uint64_t threads = std::uint64_t(gridDim.x) * partial_lines_block_threads;
@@ -38,25 +40,21 @@ __global__ void __launch_bounds__(partial_lines_block_threads)
       auto a = red.identity();
       for (std::uint64_t k = lane; k < length; k += warp_threads) a = red.combine(a, red.lift(src[t * line_step + k], k));
       a = warp_reduce_shuffle(red, a);
-      if (lane == 0) out[t] = red.finalize(a);
+      if (lane == 0) sink(t, red.finalize(a));
     }
   } else {
-    for (std::uint64_t t = thread; t < lines; t += threads) {
-      auto a = red.identity();
-      for (std::uint64_t k = 0; k < length; ++k) a = red.combine(a, red.lift(src[t * line_step + k * element_step], k));
-      out[t] = red.finalize(a);
-    }
+    for (std::uint64_t t = thread; t < lines; t += threads) sink(t, red.finalize(detail::fold_line(red, src, t, length, line_step, element_step)));
   }
 }
 
 //! Enqueues partial_lines_kernel on s's stream: a thread (or warp) a line, on the batched
 //! kernels' grid (tuning.hpp's grid_for).
-template <class Reducer, class Source>
+template <class Reducer, class Source, class Sink>
 void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t lines, std::uint64_t length,
-                           std::uint64_t line_step, std::uint64_t element_step, typename Reducer::result_type* out) {
+                           std::uint64_t line_step, std::uint64_t element_step, const Sink& sink) {
   const std::uint64_t per_block = element_step == 1 ? partial_lines_block_threads / warp_threads : partial_lines_block_threads;
-  launch(s, partial_lines_kernel<Reducer, Source>, grid_for(s.sm_count, s.cc_major, lines, per_block), partial_lines_block_threads,
-         "allreduce: launching the partials of the local lines", red, src, lines, length, line_step, element_step, out);
+  launch(s, partial_lines_kernel<Reducer, Source, Sink>, grid_for(s.sm_count, s.cc_major, lines, per_block), partial_lines_block_threads,
+         "allreduce: launching the partials of the local lines", red, src, lines, length, line_step, element_step, sink);
 }
 
 }  // namespace backend

@@ -68,15 +68,15 @@ struct engine {
     enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
   }
 
-  //! d_out[t] = the partial of line t (device_partial_lines.cuh).
-  template <class Reducer, class Source>
+  //! sink(t, the partial of line t) (device_partial_lines.cuh).
+  template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
-                            std::size_t line_step, std::size_t element_step, typename Reducer::result_type* d_out) {
+                            std::size_t line_step, std::size_t element_step, const Sink& sink) {
     if (lines == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, d_out);
+    enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink);
   }
 
   //! step(t) for every t < count (device_for_each.cuh).

@@ -72,16 +72,16 @@ struct engine {
     check_hip(hipGetLastError(), "reduce_segments: launch");
   }
 
-  //! d_out[t] = the partial of line t (device_partial_lines.hpp), a thread a line.
-  template <class Reducer, class Source>
+  //! sink(t, the partial of line t) (device_partial_lines.hpp), a thread a line.
+  template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
-                            std::size_t line_step, std::size_t element_step, typename Reducer::result_type* d_out) {
+                            std::size_t line_step, std::size_t element_step, const Sink& sink) {
     if (lines == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
     partial_lines_kernel<<<grid_for(s.cu_count, lines, block_threads), block_threads, 0, s.stream>>>(red, src, lines, length, line_step,
-                                                                                                     element_step, d_out);
+                                                                                                     element_step, sink);
     check_hip(hipGetLastError(), "allreduce: launching the partials of the local lines");
   }
 

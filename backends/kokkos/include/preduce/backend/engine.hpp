@@ -14,6 +14,7 @@
 
 #include "device_batched.hpp"
 #include "device_for_each.hpp"
+#include "device_partial_lines.hpp"
 #include "device_reduce.hpp"
 #include "queue_state.hpp"
 
@@ -75,14 +76,14 @@ struct engine {
     guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
   }
 
-  //! d_out[t] = the partial of line t: the rows and columns kernels, which compile for partials
-  //! as for any reducer (the lines are the rows or columns of the rows x cols matrix they name).
-  template <class Reducer, class Source>
+  //! sink(t, the partial of line t) (device_partial_lines.hpp), an iteration a line.
+  template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
-                            std::size_t line_step, std::size_t element_step, typename Reducer::result_type* d_out) {
-    (void)line_step;  // lines * length elements, laid out as rows (element_step 1) or as columns
-    if (element_step == 1) rows(q, red, src, lines, length, d_out, 1, options{});
-    else columns(q, red, src, length, lines, d_out, 1, options{});
+                            std::size_t line_step, std::size_t element_step, const Sink& sink) {
+    if (lines == 0) return;
+    detail::queue_state& s = q.state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    guarded("allreduce", [&] { enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink); });
   }
 
   //! step(t) for every t < count (device_for_each.hpp).
