@@ -1,14 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 # preduce_add_dispatch_units(<target> <extension>): one generated translation unit per dispatch
 # group, part and width (portable/builtin_dispatch.hpp), so a backend's compiler builds the
-# built-in operator instantiations in parallel. <extension> is cu, hip.cpp or cpp.
-# Slowest first: the build tools start units in this order, so the longest ones begin at once
-# (16 jobs on an H100 host at git 91d3e88, arrays + segments units before the split by width:
-# binned_sums 549 + 450 s, extremes 394 + 408, args 391 + 375, binned_moments_double 376 + 313,
-# binned_moments_float 321 + 263, binned_dots 313 + 289, moments 224 + 309, sums 233 + 242,
-# logical_bitwise 206 + 241, dots 164 + 159, products 106 + 118).
-set(PREDUCE_DISPATCH_GROUPS binned_sums extremes args binned_moments_double binned_moments_float binned_dots
-    moments sums logical_bitwise dots products)
+# built-in operator instantiations in parallel. <extension> is cu, hip.cpp or cpp. The groups are
+# the rows of portable/preduce/portable/dispatch_table.hpp, read from it here in its order
+# (slowest first, so the build tools start the longest units at once).
+set(PREDUCE_DISPATCH_TABLE "${PROJECT_SOURCE_DIR}/portable/preduce/portable/dispatch_table.hpp")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PREDUCE_DISPATCH_TABLE}")
+file(READ "${PREDUCE_DISPATCH_TABLE}" preduce_table)
+string(REGEX MATCHALL "\n  X\\([a-z_]+," preduce_rows "${preduce_table}")  # (the rows end in a backslash, so no file(STRINGS))
+set(PREDUCE_DISPATCH_GROUPS "")
+foreach(preduce_row IN LISTS preduce_rows)
+  string(REGEX REPLACE "\n  X\\(([a-z_]+)," "\\1" preduce_group "${preduce_row}")
+  list(APPEND PREDUCE_DISPATCH_GROUPS "${preduce_group}")
+endforeach()
+if(NOT PREDUCE_DISPATCH_GROUPS)
+  message(FATAL_ERROR "no dispatch groups read from ${PREDUCE_DISPATCH_TABLE}")
+endif()
 function(preduce_add_dispatch_units target extension)
   foreach(GROUP IN LISTS PREDUCE_DISPATCH_GROUPS)
     foreach(PART arrays segments)

@@ -27,18 +27,11 @@ void run_part(const queue& q, const request& r) {
 
 void dispatch(const queue& q, const request& r) {
   using portable::group;
-  switch (portable::group_of(r)) {
-    case group::sums: return run_part<group::sums>(q, r);
-    case group::products: return run_part<group::products>(q, r);
-    case group::dots: return run_part<group::dots>(q, r);
-    case group::moments: return run_part<group::moments>(q, r);
-    case group::extremes: return run_part<group::extremes>(q, r);
-    case group::args: return run_part<group::args>(q, r);
-    case group::logical_bitwise: return run_part<group::logical_bitwise>(q, r);
-    case group::binned_sums: return run_part<group::binned_sums>(q, r);
-    case group::binned_dots: return run_part<group::binned_dots>(q, r);
-    case group::binned_moments_float: return run_part<group::binned_moments_float>(q, r);
-    case group::binned_moments_double: return run_part<group::binned_moments_double>(q, r);
+  switch (portable::group_of(r)) {  // a case per row of portable/dispatch_table.hpp
+#define PREDUCE_GROUP_CASE(name, ...) \
+  case group::name: return run_part<group::name>(q, r);
+    PREDUCE_DISPATCH_TABLE(PREDUCE_GROUP_CASE)
+#undef PREDUCE_GROUP_CASE
   }
 }
 

@@ -14,52 +14,73 @@
 #include <preduce/detail/request.hpp>
 
 #include "binned_reducers.hpp"
+#include "dispatch_table.hpp"
 
 namespace preduce {
 namespace portable {
 
 template <class T> struct type_tag { using type = T; };
 
-//! Dispatch groups, balanced for compile time (each is two translation units per backend, one
-//! per part, below). The binned_* groups hold every request detail::runs_binned() selects
-//! (binned_reducers.hpp), split by operator: one binned group was the longest unit of every
-//! build (over 20 minutes of nvcc on one CI core), and three let the build's cores share it.
-//! Binned moments, the heaviest (533 s on one core at git 511cc70, 286 + 288 s in two parts),
-//! is split again by accumulator, float (3 input types) and double (4): its float arrays unit
-//! then took 139 s and its double segments unit 165 s.
+//! Dispatch groups: the rows of dispatch_table.hpp, in its order.
 enum class group : unsigned char {
-  sums, products, dots, moments, extremes, args, logical_bitwise, binned_sums, binned_dots,
-  binned_moments_float, binned_moments_double
+#define PREDUCE_GROUP_NAME(name, binned, acc, ...) name,
+  PREDUCE_DISPATCH_TABLE(PREDUCE_GROUP_NAME)
+#undef PREDUCE_GROUP_NAME
 };
 
-//! The group whose translation unit compiles the kernels for r.
+//! The accumulator column of dispatch_table.hpp.
+enum class accumulators : unsigned char { any_acc, f64_acc, other_acc };
+
+//! One row of dispatch_table.hpp as data.
+struct group_row {
+  group g;
+  bool binned;
+  accumulators acc;
+  detail::op_id ops[5];
+  int op_count;
+};
+
+//! The table's rows, in a scope where its operator and accumulator names resolve.
+namespace table {
+using detail::op_id;
+constexpr op_id plus = op_id::plus, multiplies = op_id::multiplies, sum_of_squares = op_id::sum_of_squares, dot = op_id::dot,
+                moments = op_id::moments, minimum = op_id::minimum, maximum = op_id::maximum, minmax = op_id::minmax,
+                argmin = op_id::argmin, argmax = op_id::argmax, logical_and = op_id::logical_and, logical_or = op_id::logical_or,
+                bit_and = op_id::bit_and, bit_or = op_id::bit_or, bit_xor = op_id::bit_xor;
+constexpr accumulators any_acc = accumulators::any_acc, f64_acc = accumulators::f64_acc, other_acc = accumulators::other_acc;
+
+template <class... Ops>
+constexpr group_row row(group g, bool binned, accumulators acc, Ops... ops) {
+  return group_row{g, binned, acc, {ops...}, int(sizeof...(Ops))};
+}
+
+constexpr group_row rows[] = {
+#define PREDUCE_GROUP_ROW(name, binned, acc, ...) row(group::name, binned, acc, __VA_ARGS__),
+    PREDUCE_DISPATCH_TABLE(PREDUCE_GROUP_ROW)
+#undef PREDUCE_GROUP_ROW
+};
+}  // namespace table
+
+constexpr bool takes(accumulators a, detail::dtype acc) {
+  return a == accumulators::any_acc || (a == accumulators::f64_acc) == (acc == detail::dtype::f64);
+}
+
+//! The group whose translation units compile the kernels for r: the first row of the table
+//! with r's kind (binned or not), accumulator and operator. A binned request no row takes (a
+//! partial of an operator with no binned form) goes to the binned moments rows, which refuse it.
 constexpr group group_of(const detail::request& r) {
-  using detail::op_id;
-  if (detail::runs_binned(r)) {
-    switch (r.op) {
-      case op_id::plus: case op_id::sum_of_squares: return group::binned_sums;
-      case op_id::dot: return group::binned_dots;
-      default:  // which refuse every operator but moments
-        return r.acc == detail::dtype::f64 ? group::binned_moments_double : group::binned_moments_float;
-    }
+  const bool binned = detail::runs_binned(r);
+  for (const group_row& row : table::rows) {
+    if (row.binned != binned || !takes(row.acc, r.acc)) continue;
+    for (int k = 0; k < row.op_count; ++k)
+      if (row.ops[k] == r.op) return row.g;
   }
-  switch (r.op) {
-    case op_id::plus: case op_id::sum_of_squares: return group::sums;
-    case op_id::multiplies: return group::products;
-    case op_id::dot: return group::dots;
-    case op_id::moments: return group::moments;
-    case op_id::minimum: case op_id::maximum: case op_id::minmax: return group::extremes;
-    case op_id::argmin: case op_id::argmax: return group::args;
-    default: return group::logical_bitwise;
-  }
+  return r.acc == detail::dtype::f64 ? group::binned_moments_double : group::binned_moments_float;
 }
 
 //! Each group compiles as two translation units: whole arrays, rows and columns in one, and
-//! segments (every kernel once per offset type: int32, int64, uint32, uint64) in the other.
-//! The two halves take about as long: nvcc on one core at git 511cc70 built args in 331 s as one
-//! unit and in 176 s (arrays) + 157 s (segments) as two. With one unit per group, the 16-core
-//! device build outlasted a 600 s call, its last minutes spent on the slowest units alone
-//! (args, extremes, binned_sums, binned_moments: 331-533 s each on one core here).
+//! segments (every kernel once per offset type: int32, int64, uint32, uint64) in the other,
+//! which take about as long (docs/tuning/build.md).
 enum class part : unsigned char { arrays, segments };
 
 //! The part whose translation unit compiles r's shape. partial_of runs in the arrays part: whole
@@ -71,11 +92,7 @@ constexpr part part_of(const detail::request& r) {
 //! And each part compiles as two units again, by the input's element size: narrow (1 and 2
 //! bytes: int8, int16, uint8, uint16, half, bfloat16) and wide (4 and 8 bytes: int32, int64,
 //! uint32, uint64, float, double); the binned groups' inputs are half and bfloat16, float and
-//! double. On the 16-job device build of git 91d3e88 (an H100 host) the group-and-part units
-//! took 106-549 s each (binned_sums arrays the longest, binned_sums segments 450 s, extremes
-//! 394-408 s, args 375-391 s), 6444 s in all: the longest unit alone outlasted what a 600 s call
-//! leaves for the tests after the build. Split by width, on a 64-core H200 host at git b30c675,
-//! the longest unit (binned_sums arrays narrow) took 232 s and the whole build 241 s.
+//! double. Without this split the longest unit outlasted a 600 s device call (docs/tuning/build.md).
 enum class width : unsigned char { narrow, wide };
 
 //! The width of an element of `bytes` bytes: narrow up to 2 bytes, wide from 4.
@@ -89,17 +106,13 @@ constexpr width width_of_type() {
 //! The width whose translation unit compiles r's input type.
 constexpr width width_of(const detail::request& r) { return width_of_bytes(detail::dtype_size(r.in)); }
 
-constexpr bool is_binned(group g) {
-  return g == group::binned_sums || g == group::binned_dots || g == group::binned_moments_float ||
-         g == group::binned_moments_double;
-}
+constexpr bool is_binned(group g) { return table::rows[int(g)].binned; }
 
-//! Whether group G compiles accumulator A: each binned moments group one of float and double.
+//! Whether group G compiles accumulator A (the table's accumulator column).
 template <group G, class A>
 constexpr bool compiles_accumulator() {
-  if constexpr (G == group::binned_moments_float) return std::is_same<A, float>::value;
-  else if constexpr (G == group::binned_moments_double) return std::is_same<A, double>::value;
-  else return true;
+  constexpr accumulators a = table::rows[int(G)].acc;
+  return a == accumulators::any_acc || (a == accumulators::f64_acc) == std::is_same<A, double>::value;
 }
 
 [[noreturn]] inline void unsupported(const detail::request& r, const char* what) {
