@@ -34,6 +34,7 @@ struct engine {
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    if (rows == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
@@ -47,6 +48,7 @@ struct engine {
   template <class Reducer, class Source>
   static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                       typename Reducer::result_type* d_out, std::size_t out_stride, options) {
+    if (cols == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
@@ -57,6 +59,7 @@ struct engine {
   template <class Reducer, class Source, class Off>
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
+    if (segments == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
@@ -64,12 +67,25 @@ struct engine {
     const unsigned check_grid = grid_for(s.cu_count, segments + 1, block_threads);
     portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
     check_hip(hipGetLastError(), "reduce_segments: launching the offset check");
-    const unsigned grid = grid_for(s.cu_count, segments, 1);
+    // Merge-path parts of about two a resident block, at least segment_part_items items each.
+    using Acc = typename Reducer::acc_type;
+    const std::uint64_t items = n + segments, resident = std::uint64_t(s.cu_count) * blocks_per_cu;
+    std::uint64_t per_part = (items + 2 * resident - 1) / (2 * resident);
+    if (per_part < segment_part_items) per_part = segment_part_items;
+    const std::uint64_t parts = (items + per_part - 1) / per_part;
+    const std::size_t piece_bytes = (2 * parts * sizeof(Acc) + 7) / 8 * 8;  // then the cut entries, 8-byte aligned
+    auto* space = static_cast<unsigned char*>(s.scratch(piece_bytes + parts * sizeof(std::uint64_t)));
+    auto* pieces = reinterpret_cast<Acc*>(space);
+    auto* cut = reinterpret_cast<std::uint64_t*>(space + piece_bytes);
+    const portable::merge_path<Off> path{d_offsets, segments, per_part};
     with_wave(s, [&](auto wave) {
-      reduce_segments_kernel<decltype(wave)::value, block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, d_offsets, segments, d_out,
-                                                                                                        out_stride, status, o.warp);
+      reduce_segment_parts_kernel<decltype(wave)::value, block_threads><<<grid_for(s.cu_count, parts, 1), block_threads, 0, s.stream>>>(
+          red, src, path, parts, d_out, out_stride, pieces, cut, status, o.warp);
     });
     check_hip(hipGetLastError(), "reduce_segments: launch");
+    join_cut_segments_kernel<<<grid_for(s.cu_count, parts, block_threads), block_threads, 0, s.stream>>>(red, path, parts, pieces, cut, d_out,
+                                                                                                        out_stride, status);
+    check_hip(hipGetLastError(), "reduce_segments: launching the join of cut segments");
   }
 
   //! sink(t, the partial of line t) (device_partial_lines.hpp), a thread a line.

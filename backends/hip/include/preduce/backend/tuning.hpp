@@ -19,6 +19,10 @@ constexpr int vectors_in_flight = 4;
 //! wavefronts, a CDNA CU's maximum (4 SIMDs x 8 waves on gfx90a/gfx940). Unmeasured.
 constexpr int blocks_per_cu = 8;
 
+//! Fewest merge-path items (elements and segment ends) a segments part holds, so a block folds
+//! at least 16 a thread beside the part's join. Unmeasured; the kokkos backend's GPU value.
+constexpr std::uint64_t segment_part_items = 4096;
+
 //! Blocks for `work_items` items at `per_block` items a block, capped at one full wave of
 //! resident blocks (the kernels grid-stride over the rest); at least 1.
 inline unsigned grid_for(int cu_count, std::uint64_t work_items, std::uint64_t per_block) {

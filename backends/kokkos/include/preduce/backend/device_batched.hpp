@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <preduce/portable/merge_path.hpp>
 #include <preduce/portable/segment_offsets.hpp>
 
 #include "device_reduce.hpp"
@@ -315,60 +316,6 @@ struct offsets_check {
 //! which the next synchronizing call of the calling thread reads) found nothing.
 KOKKOS_INLINE_FUNCTION bool offsets_ok(const device_status* status) { return status->first_bad_offset == npos; }
 
-//! The merge path over checked offsets: the input read as one sequence of items, each
-//! segment's elements followed by one item for its end (item off(s + 1) - base + s, base =
-//! offsets[0]), cut into parts of per_part items. Part p holds items [p * per_part, (p + 1) *
-//! per_part).
-template <class Off>
-struct merge_path {
-  const Off* offsets;
-  std::uint64_t segments, per_part;
-
-  //! What part p holds: the complete segments [complete_begin, complete_end) (start and end item
-  //! in the part); when cut_in, the last piece [e0, cut_in_end) of segment s0, which started in an
-  //! earlier part; when cut_out, the first piece [off(s1), e1) of segment s1, which ends in a
-  //! later part (when s1 == s0 and cut_in, the part is a middle piece of s0: cut_in only).
-  struct range {
-    bool empty;
-    std::uint64_t s0, s1, e0, e1, cut_in_end, complete_begin, complete_end;
-    bool cut_in, cut_out;
-  };
-
-  KOKKOS_INLINE_FUNCTION std::uint64_t off(std::uint64_t i) const { return std::uint64_t(offsets[i]); }
-  //! The smallest s in [lo, hi) whose end item is at or after item d, or hi (binary search).
-  KOKKOS_INLINE_FUNCTION std::uint64_t first_end(std::uint64_t base, std::uint64_t d, std::uint64_t lo, std::uint64_t hi) const {
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (off(mid + 1) - base + mid >= d) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  }
-  //! The part holding segment s's item `item` (its first item: off(s) - base + s; its end item:
-  //! off(s + 1) - base + s).
-  KOKKOS_INLINE_FUNCTION std::uint64_t part_of(std::uint64_t item) const { return item / per_part; }
-
-  KOKKOS_INLINE_FUNCTION range of(std::uint64_t p) const {
-    range r{};
-    const std::uint64_t base = off(0), items = off(segments) - base + segments;
-    const std::uint64_t d0 = p * per_part;
-    r.empty = d0 >= items;
-    if (r.empty) return r;
-    const std::uint64_t d1 = items - d0 < per_part ? items : d0 + per_part;
-    r.s0 = first_end(base, d0, 0, segments);
-    r.s1 = d1 == items ? segments : first_end(base, d1, r.s0, segments);
-    r.e0 = base + d0 - r.s0;
-    r.e1 = base + d1 - r.s1;
-    r.cut_in = r.e0 > off(r.s0);
-    const std::uint64_t end0 = off(r.s0 + 1);
-    r.cut_in_end = end0 < r.e1 ? end0 : r.e1;
-    r.complete_begin = r.s0 + (r.cut_in ? 1 : 0);
-    r.complete_end = r.s1;
-    r.cut_out = r.s1 < segments && off(r.s1) < r.e1 && !(r.s1 == r.s0 && r.cut_in);
-    return r;
-  }
-};
-
 //! The merge-path parts. Requires: one iteration (range policy) or one team (team policy,
 //! team t taking parts t, t + league, ...) per part; pieces holds 2 * parts accumulators and
 //! cut parts entries; offsets checked into status->first_bad_offset. When the check failed,
@@ -381,7 +328,7 @@ struct segments_by_part {
   using acc_type = typename Reducer::acc_type;
   Reducer red;
   Source src;
-  merge_path<Off> path;
+  portable::merge_path<Off> path;
   typename Reducer::result_type* out;
   std::uint64_t stride;
   acc_type* pieces;
@@ -452,7 +399,7 @@ template <class Reducer, class Off>
 struct cut_segments_fold {
   using acc_type = typename Reducer::acc_type;
   Reducer red;
-  merge_path<Off> path;
+  portable::merge_path<Off> path;
   const acc_type* pieces;
   const std::uint64_t* cut;
   typename Reducer::result_type* out;
@@ -462,10 +409,7 @@ struct cut_segments_fold {
     if (!offsets_ok(status)) return;
     const std::uint64_t p = std::uint64_t(part), s = cut[p];
     if (s == npos) return;
-    const std::uint64_t last = path.part_of(path.off(s + 1) - path.off(0) + s);
-    acc_type acc = pieces[2 * p + 1];
-    for (std::uint64_t q = p + 1; q <= last; ++q) acc = red.combine(acc, pieces[2 * q]);
-    out[s * stride] = red.finalize(acc);
+    out[s * stride] = red.finalize(path.join_cut(red, pieces, p, s));
   }
 };
 
@@ -495,7 +439,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   unsigned char* space = static_cast<unsigned char*>(s.workspace(piece_bytes + parts * sizeof(std::uint64_t)));
   acc_type* pieces = reinterpret_cast<acc_type*>(space);
   std::uint64_t* cut = reinterpret_cast<std::uint64_t*>(space + piece_bytes);
-  const merge_path<Off> path{offsets, segments, per_part};
+  const portable::merge_path<Off> path{offsets, segments, per_part};
   const segments_by_part<Reducer, Source, Off> work{red, src, path, out, stride, pieces, cut, parts, status};
   if constexpr (host_shapes) {
     Kokkos::parallel_for("preduce_segments", range_policy(s.exec, 0, std::int64_t(parts)), work);
