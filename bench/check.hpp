@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <preduce/portable/reference.hpp>
+#include <preduce/testing/reference.hpp>
 
 #include "cases.hpp"
 

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <preduce/portable/splitmix64.hpp>
+#include <preduce/testing/splitmix64.hpp>
 
 #include <preduce/types.hpp>
 
@@ -18,7 +18,7 @@ namespace preduce {
 namespace bench {
 
 //! The benchmark's seeded generator.
-using random_bits = preduce::portable::splitmix64;
+using random_bits = preduce::testing::splitmix64;
 
 //! n random values, never zero: floating types uniform over the odd multiples of 2^-24 in
 //! (-1, 1) (exact in float; half and bfloat16 round them, never to zero), integers uniform in

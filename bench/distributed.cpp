@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <preduce/nccl.hpp>
-#include <preduce/portable/reference.hpp>
+#include <preduce/testing/reference.hpp>
 
 #include "report.hpp"
 

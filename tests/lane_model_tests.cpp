@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce lane-model tests (host only, every backend's build): the wavefront reductions of the
-// hip backend, run on the host model of AMD's lane exchanges (portable/lane_model.hpp) from the
+// hip backend, run on the host model of AMD's lane exchanges (testing/lane_model.hpp) from the
 // same step tables the device code runs (portable/wave_steps.hpp). They prove, for 32 and 64
 // lanes, full and partial wavefronts:
 //   - with a probe that records which lanes reached a lane and in what order, that the lane the
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <preduce/portable/lane_model.hpp>
+#include <preduce/testing/lane_model.hpp>
 #include <preduce/portable/wave_steps.hpp>
 
 #include "test_support.hpp"
@@ -24,7 +24,7 @@
 namespace {
 
 namespace pp = preduce::portable;
-namespace lm = preduce::portable::lane_model;
+namespace lm = preduce::testing::lane_model;
 
 // ---------------------------------------------------------------------------------------------
 // The probe: a value that is the list of lanes combined into it, in combine order. Combining

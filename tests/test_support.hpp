@@ -18,8 +18,8 @@
 #include <vector>
 
 #include <doctest/doctest.h>
-#include <preduce/portable/reference.hpp>
-#include <preduce/portable/splitmix64.hpp>
+#include <preduce/testing/reference.hpp>
+#include <preduce/testing/splitmix64.hpp>
 #include <preduce/preduce.hpp>
 
 // Short type names, so test names read "reduce.sum<int8_t>" and ctest names carry no spaces.
@@ -83,7 +83,7 @@ inline const preduce::queue& shared_queue() {
 // ---------------------------------------------------------------------------------------------
 
 //! The suite's seeded generator.
-using rng = preduce::portable::splitmix64;
+using rng = preduce::testing::splitmix64;
 
 //! A seed fixed by (what, type, n, variant) and mixed from all four, so every size and type
 //! gets its own data, the same on every run and backend.

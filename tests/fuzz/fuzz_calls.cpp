@@ -7,7 +7,7 @@
 //     bad segment offsets) was refused for a reason the input holds (errc in the set the input
 //     allows), and left every byte of the arena as it was;
 //   - a call the input allows succeeded, wrote nothing but its result slots, and each result
-//     equals the host oracle (portable/preduce/portable/reference.hpp): exactly for integers,
+//     equals the host oracle (testing/preduce/testing/reference.hpp): exactly for integers,
 //     comparisons, arg forms, logical and bitwise operators; within the oracle's bound for
 //     floating sums, products and moments (NaN and infinity rules as README.md states them);
 //   - nothing but preduce::error escapes, and no error is reported twice.
@@ -69,7 +69,7 @@
 #include <utility>
 #include <vector>
 
-#include <preduce/portable/reference.hpp>
+#include <preduce/testing/reference.hpp>
 #include <preduce/preduce.hpp>
 
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the lane-exchange sequences of the AMD wavefront reductions, as data. The hip
-// backend's warp_reduce.hpp runs these tables step by step on the device, and lane_model.hpp
+// backend's warp_reduce.hpp runs these tables step by step on the device, and testing/lane_model.hpp
 // runs the very same tables on the host (tests/lane_model_tests.cpp), so what is proved on the
 // host is what the device executes: neither side has its own copy of a sequence.
 //

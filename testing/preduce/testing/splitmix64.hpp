@@ -5,7 +5,7 @@
 #include <cstdint>
 
 namespace preduce {
-namespace portable {
+namespace testing {
 
 //! splitmix64 (Steele, Lea and Flood): small, fast and seedable, so data is the same on every
 //! run, platform and backend. Not for anything but test and benchmark data.
@@ -31,5 +31,5 @@ class splitmix64 {
   std::uint64_t state_;
 };
 
-}  // namespace portable
+}  // namespace testing
 }  // namespace preduce

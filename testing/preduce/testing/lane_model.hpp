@@ -24,11 +24,13 @@
 #include <cstddef>
 #include <vector>
 
-#include "wave_steps.hpp"
+#include <preduce/portable/wave_steps.hpp>
 
 namespace preduce {
-namespace portable {
+namespace testing {
 namespace lane_model {
+
+using namespace ::preduce::portable;  // the wave tables it models (portable/wave_steps.hpp)
 
 //! The lane `lane` reads in step s on a wave of `wave` lanes, or -1 when it has no source.
 //! shuffle_down past the end of the wave reads the lane itself (__shfl_down's rule).
@@ -137,5 +139,5 @@ lane_state<V> run(wave_state<V>& w, Combine combine, const lane_state<V>& old, c
 }
 
 }  // namespace lane_model
-}  // namespace portable
+}  // namespace testing
 }  // namespace preduce
