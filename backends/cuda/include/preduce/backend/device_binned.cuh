@@ -23,7 +23,7 @@
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "thread_load.cuh"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 
 namespace preduce {
 namespace backend {

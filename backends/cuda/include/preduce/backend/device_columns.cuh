@@ -21,7 +21,7 @@
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "subwarp_reduce.cuh"
-#include "tuning_batched.hpp"
+#include "batched_plan.hpp"
 #include "warp_reduce.cuh"
 
 namespace preduce {

@@ -7,7 +7,7 @@
 
 #include "launch.cuh"
 #include "queue_state.hpp"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 
 namespace preduce {
 namespace backend {
@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(for_each_block_threads) for_each_kernel(Step s
   for (std::uint64_t t = std::uint64_t(blockIdx.x) * for_each_block_threads + threadIdx.x; t < count; t += threads) step(t);
 }
 
-//! Enqueues for_each_kernel on s's stream, on the batched kernels' grid (tuning.hpp's grid_for).
+//! Enqueues for_each_kernel on s's stream, on the batched kernels' grid (whole_plan.hpp's grid_for).
 template <class Step>
 void enqueue_for_each(detail::queue_state& s, const Step& step, std::uint64_t count, const char* what) {
   launch(s, for_each_kernel<Step>, grid_for(s.sm_count, s.cc_major, count, for_each_block_threads), for_each_block_threads, what, step, count);

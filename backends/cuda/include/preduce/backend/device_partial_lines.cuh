@@ -12,7 +12,7 @@
 
 #include "launch.cuh"
 #include "queue_state.hpp"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 #include "warp_reduce.cuh"
 
 namespace preduce {
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(partial_lines_block_threads)
 }
 
 //! Enqueues partial_lines_kernel on s's stream: a thread (or warp) a line, on the batched
-//! kernels' grid (tuning.hpp's grid_for).
+//! kernels' grid (whole_plan.hpp's grid_for).
 template <class Reducer, class Source, class Sink>
 void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t lines, std::uint64_t length,
                            std::uint64_t line_step, std::uint64_t element_step, const Sink& sink) {

@@ -21,7 +21,7 @@
 #include "queue_state.hpp"
 #include "store_result.cuh"
 #include "thread_load.cuh"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 #include "warp_reduce.cuh"
 
 namespace preduce {

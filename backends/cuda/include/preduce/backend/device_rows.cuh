@@ -33,7 +33,7 @@
 #include "store_result.cuh"
 #include "subwarp_reduce.cuh"
 #include "thread_load.cuh"
-#include "tuning_batched.hpp"
+#include "batched_plan.hpp"
 #include "warp_slice.cuh"
 
 namespace preduce {

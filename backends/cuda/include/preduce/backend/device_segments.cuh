@@ -40,7 +40,7 @@
 #include "shared_stage.cuh"
 #include "store_result.cuh"
 #include "subwarp_reduce.cuh"
-#include "tuning_batched.hpp"
+#include "batched_plan.hpp"
 #include "warp_slice.cuh"
 
 namespace preduce {

@@ -11,7 +11,7 @@
 #include <preduce/detail/source.hpp>
 
 #include "thread_load.cuh"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 
 namespace preduce {
 namespace backend {
@@ -123,7 +123,7 @@ __device__ __forceinline__ void copy_vector_async(unsigned to, std::uintptr_t fr
 //! ... in a loop with no bounds test, which the compiler unrolls to under 5 instructions a
 //! chunk (ncu, H200, f32 plus over segments of 0..64 elements: a loop testing every chunk's
 //! bounds and converting its shared address took about 30 a chunk, 67M of the segment kernel's
-//! 188M instructions; 154M without; tuning_batched.hpp has the times). Requires: all 32 lanes
+//! 188M instructions; 154M without; docs/tuning/segments.md has the times). Requires: all 32 lanes
 //! active. The copies are in flight on return; stage_wait() completes them.
 template <int Bytes, int SkewChunks, class Source>
 __device__ __forceinline__ void stage_range(

@@ -11,7 +11,7 @@
 #include <preduce/detail/source.hpp>
 
 #include "device_combine.cuh"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 
 namespace preduce {
 namespace backend {

@@ -11,7 +11,7 @@
 #include <preduce/detail/source.hpp>
 
 #include "thread_load.cuh"
-#include "tuning.hpp"
+#include "whole_plan.hpp"
 #include "warp_reduce.cuh"
 
 namespace preduce {
