@@ -32,6 +32,7 @@ namespace detail {
 struct distributed_state {
   std::mutex mutex;
   std::map<const void*, std::vector<device_buffer<unsigned char>>> workspaces;  // by queue state; the last is in use
+  std::vector<unsigned char> staged_in, staged_out;  // host copies of an exchange through host memory; grown, never shrunk
 };
 
 }  // namespace detail
@@ -208,10 +209,11 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   if (is_arg(r.local.op) && first != 0) enqueue_merge(q, r.local, local, 1, results, results, first, false, local, 1);
   const bool on_device = comm.device_collectives();
   auto host_staged = [&](auto&& exchange, const void* from, std::size_t from_bytes, void* to, std::size_t to_bytes) {
-    std::vector<unsigned char> in(from_bytes), out(to_bytes);
-    copy_to_host_bytes(q, in.data(), from, from_bytes);
-    exchange(in.data(), out.data());
-    copy_to_device_bytes(q, to, out.data(), to_bytes);
+    if (st.staged_in.size() < from_bytes) st.staged_in.resize(from_bytes);
+    if (st.staged_out.size() < to_bytes) st.staged_out.resize(to_bytes);
+    copy_to_host_bytes(q, st.staged_in.data(), from, from_bytes);
+    exchange(st.staged_in.data(), st.staged_out.data());
+    copy_to_device_bytes(q, to, st.staged_out.data(), to_bytes);
   };
 
   // 4. The exchange, and the merge in rank order into the caller's output (or, for the
