@@ -72,11 +72,16 @@ std::size_t size_of(preduce::communicator::element type) {
 
 //! Runs exchange(from, to, len) on blocks of `bytes` a rank: `in` holds in_blocks of them (1, or
 //! one per rank, block r at r * bytes), `out` out_blocks. Blocks over 1 GiB go in pieces of at
-//! most 1 GiB (whole units of `unit` bytes), each rank's piece packed next to the others'.
+//! most 1 GiB (whole units of `unit` bytes), each rank's piece packed next to the others' in host
+//! memory, so device buffers (direct) over 1 GiB a block are refused: every rank has the same
+//! block size after the agreement, so every rank throws alike.
 template <class Exchange>
 void by_pieces(std::size_t ranks, const unsigned char* in, std::size_t in_blocks, unsigned char* out, std::size_t out_blocks,
-               std::size_t bytes, std::size_t unit, Exchange exchange) {
+               std::size_t bytes, std::size_t unit, bool direct, Exchange exchange) {
   if (bytes <= piece_bytes) return exchange(in, out, bytes);
+  if (direct && !detail::device_memory_is_host_memory() && (in_blocks > 1 || out_blocks > 1))
+    throw error(errc::unsupported, "allreduce: blocks over 1 GiB a rank through an MPI that reads device memory (pieces are packed "
+                                   "in host memory); pass mpi::buffers::staged, or split the call");
   const std::size_t most = piece_bytes / unit * unit;
   std::vector<unsigned char> packed(in_blocks > 1 ? ranks * most : 0), staged(out_blocks > 1 ? ranks * most : 0);
   for (std::size_t at = 0; at < bytes; at += most) {
@@ -96,7 +101,7 @@ void communicator::allgather(const queue& q, const void* send, void* recv, std::
   const auto* in = static_cast<const unsigned char*>(send);
   auto* out = static_cast<unsigned char*>(recv);
   const bool in_place = bytes <= piece_bytes && in == out + std::size_t(rank_) * bytes;
-  by_pieces(std::size_t(size_), in, 1, out, std::size_t(size_), bytes, 1, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
+  by_pieces(std::size_t(size_), in, 1, out, std::size_t(size_), bytes, 1, direct_, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
     check(MPI_Allgather(in_place ? MPI_IN_PLACE : from, int(len), MPI_BYTE, to, int(len), MPI_BYTE, comm_), "allreduce: MPI_Allgather");
   });
 }
@@ -104,7 +109,7 @@ void communicator::allgather(const queue& q, const void* send, void* recv, std::
 void communicator::alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) {
   ready(q, direct_);
   by_pieces(std::size_t(size_), static_cast<const unsigned char*>(send), std::size_t(size_), static_cast<unsigned char*>(recv),
-            std::size_t(size_), bytes, 1, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
+            std::size_t(size_), bytes, 1, direct_, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
               check(MPI_Alltoall(from, int(len), MPI_BYTE, to, int(len), MPI_BYTE, comm_), "allreduce: MPI_Alltoall");
             });
 }
@@ -124,7 +129,7 @@ void communicator::reduce_scatter(const queue& q, const void* send, void* recv, 
   ready(q, direct_);
   const std::size_t size = size_of(type);
   by_pieces(std::size_t(size_), static_cast<const unsigned char*>(send), std::size_t(size_), static_cast<unsigned char*>(recv), 1,
-            count * size, size, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
+            count * size, size, direct_, [&](const unsigned char* from, unsigned char* to, std::size_t len) {
               check(MPI_Reduce_scatter_block(from, to, int(len / size), mpi_type(type), MPI_SUM, comm_), "allreduce: MPI_Reduce_scatter_block");
             });
 }
