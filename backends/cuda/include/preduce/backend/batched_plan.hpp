@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "thread_load.cuh"
-#include "warp_reduce.cuh"
-#include "whole_plan.hpp"
+#include <preduce/backend/thread/thread_load.cuh>
+#include <preduce/backend/warp/warp_reduce.cuh>
+#include <preduce/backend/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {

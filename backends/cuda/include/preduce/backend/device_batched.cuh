@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "thread_load.cuh"
+#include <preduce/backend/thread/thread_load.cuh>
 
 namespace preduce {
 namespace backend {

@@ -6,7 +6,7 @@
 // last block holds four partials per thread at once, which makes ptxas give every thread of
 // the kernel 126 (f32) to 165 (f64) registers: one or two 256-thread blocks per SM, too few
 // loads in flight to stream at the bandwidth ceiling. This kernel caps registers through its
-// launch bounds; blocks merge their accumulators exactly through block_merge.cuh.
+// launch bounds; blocks merge their accumulators exactly through block/block_binned_merge.cuh.
 #pragma once
 
 #include <cuda/atomic>
@@ -16,14 +16,14 @@
 
 #include <preduce/portable/binned_reducers.hpp>
 
-#include "block_merge.cuh"
-#include "cuda_runtime_check.hpp"
-#include "device_reduce.cuh"
-#include "launch.cuh"
-#include "queue_state.hpp"
-#include "store_result.cuh"
-#include "thread_load.cuh"
-#include "whole_plan.hpp"
+#include <preduce/backend/block/block_binned_merge.cuh>
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/launch.cuh>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/thread/store_result.cuh>
+#include <preduce/backend/thread/thread_load.cuh>
+#include <preduce/backend/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {

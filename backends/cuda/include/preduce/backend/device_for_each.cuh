@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "launch.cuh"
-#include "queue_state.hpp"
-#include "whole_plan.hpp"
+#include <preduce/backend/launch.cuh>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {

@@ -10,10 +10,10 @@
 
 #include <preduce/detail/merge.hpp>
 
-#include "launch.cuh"
-#include "queue_state.hpp"
-#include "whole_plan.hpp"
-#include "warp_reduce.cuh"
+#include <preduce/backend/launch.cuh>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/warp/warp_reduce.cuh>
 
 namespace preduce {
 namespace backend {

@@ -15,14 +15,14 @@
 #include <cstring>
 #include <type_traits>
 
-#include "block_merge.cuh"
-#include "cuda_runtime_check.hpp"
-#include "launch.cuh"
-#include "queue_state.hpp"
-#include "store_result.cuh"
-#include "thread_load.cuh"
-#include "whole_plan.hpp"
-#include "warp_reduce.cuh"
+#include <preduce/backend/block/block_binned_merge.cuh>
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/backend/launch.cuh>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/thread/store_result.cuh>
+#include <preduce/backend/thread/thread_load.cuh>
+#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/warp/warp_reduce.cuh>
 
 namespace preduce {
 namespace backend {

@@ -24,17 +24,17 @@
 #include <cstdint>
 #include <cstring>
 
-#include "block_merge.cuh"
-#include "cuda_runtime_check.hpp"
-#include "device_batched.cuh"
-#include "device_reduce.cuh"
-#include "launch.cuh"
-#include "queue_state.hpp"
-#include "store_result.cuh"
-#include "subwarp_reduce.cuh"
-#include "thread_load.cuh"
-#include "batched_plan.hpp"
-#include "warp_slice.cuh"
+#include <preduce/backend/block/block_binned_merge.cuh>
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/backend/device_batched.cuh>
+#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/launch.cuh>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/thread/store_result.cuh>
+#include <preduce/backend/warp/subwarp_reduce.cuh>
+#include <preduce/backend/thread/thread_load.cuh>
+#include <preduce/backend/batched_plan.hpp>
+#include <preduce/backend/warp/warp_slice.cuh>
 
 namespace preduce {
 namespace backend {

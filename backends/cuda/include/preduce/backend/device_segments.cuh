@@ -32,16 +32,16 @@
 
 #include <preduce/portable/segment_offsets.hpp>
 
-#include "cuda_runtime_check.hpp"
-#include "device_batched.cuh"
-#include "device_reduce.cuh"
-#include "launch.cuh"
-#include "queue_state.hpp"
-#include "shared_stage.cuh"
-#include "store_result.cuh"
-#include "subwarp_reduce.cuh"
-#include "batched_plan.hpp"
-#include "warp_slice.cuh"
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/backend/device_batched.cuh>
+#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/launch.cuh>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/warp/warp_stage.cuh>
+#include <preduce/backend/thread/store_result.cuh>
+#include <preduce/backend/warp/subwarp_reduce.cuh>
+#include <preduce/backend/batched_plan.hpp>
+#include <preduce/backend/warp/warp_slice.cuh>
 
 namespace preduce {
 namespace backend {

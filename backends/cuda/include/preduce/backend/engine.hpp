@@ -10,13 +10,13 @@
 
 #include <preduce/execution.hpp>
 
-#include "device_binned.cuh"
-#include "device_columns.cuh"
-#include "device_for_each.cuh"
-#include "device_partial_lines.cuh"
-#include "device_reduce.cuh"
-#include "device_rows.cuh"
-#include "device_segments.cuh"
+#include <preduce/backend/device_binned.cuh>
+#include <preduce/backend/device_columns.cuh>
+#include <preduce/backend/device_for_each.cuh>
+#include <preduce/backend/device_partial_lines.cuh>
+#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/device_rows.cuh>
+#include <preduce/backend/device_segments.cuh>
 
 namespace preduce {
 namespace backend {

@@ -20,8 +20,8 @@
 
 #include <utility>
 
-#include "cuda_runtime_check.hpp"
-#include "queue_state.hpp"
+#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/backend/queue_state.hpp>
 
 namespace preduce {
 namespace backend {

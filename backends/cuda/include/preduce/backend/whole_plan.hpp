@@ -8,7 +8,7 @@
 #include <preduce/config.hpp>
 #include <preduce/detail/reducer.hpp>
 
-#include "tuning.hpp"
+#include <preduce/backend/tuning.hpp>
 
 namespace preduce {
 namespace backend {

@@ -10,9 +10,9 @@
 
 #include <preduce/detail/source.hpp>
 
-#include "thread_load.cuh"
-#include "whole_plan.hpp"
-#include "warp_reduce.cuh"
+#include <preduce/backend/thread/thread_load.cuh>
+#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/warp/warp_reduce.cuh>
 
 namespace preduce {
 namespace backend {

@@ -3,7 +3,7 @@
 // warp, then warp 0 reduces the slots.
 #pragma once
 
-#include "warp_reduce.cuh"
+#include <preduce/backend/warp/warp_reduce.cuh>
 
 namespace preduce {
 namespace backend {

@@ -10,7 +10,7 @@
 #include <preduce/detail/reducer.hpp>
 #include <preduce/execution.hpp>
 
-#include "device_combine.cuh"
+#include <preduce/backend/thread/thread_combine.cuh>
 
 namespace preduce {
 namespace backend {

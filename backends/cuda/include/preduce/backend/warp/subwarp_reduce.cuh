@@ -5,7 +5,7 @@
 // go to warp_reduce or warp_reduce_each (which may use redux.sync).
 #pragma once
 
-#include "warp_reduce.cuh"
+#include <preduce/backend/warp/warp_reduce.cuh>
 
 namespace preduce {
 namespace backend {

@@ -10,8 +10,8 @@
 
 #include <preduce/detail/source.hpp>
 
-#include "thread_load.cuh"
-#include "whole_plan.hpp"
+#include <preduce/backend/thread/thread_load.cuh>
+#include <preduce/backend/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {

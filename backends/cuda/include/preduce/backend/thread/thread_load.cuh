@@ -10,8 +10,8 @@
 
 #include <preduce/detail/source.hpp>
 
-#include "device_combine.cuh"
-#include "whole_plan.hpp"
+#include <preduce/backend/thread/thread_combine.cuh>
+#include <preduce/backend/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {

@@ -17,7 +17,7 @@
 
 #include <preduce/portable/binned_reducers.hpp>
 
-#include "block_reduce.cuh"
+#include <preduce/backend/block/block_reduce.cuh>
 
 namespace preduce {
 namespace backend {
