@@ -17,7 +17,7 @@
 #include <preduce/portable/segment_offsets.hpp>
 #include <preduce/backend/cuda_runtime_check.hpp>
 #include <preduce/backend/queue_state.hpp>
-#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/whole/whole_plan.hpp>
 
 namespace preduce {
 

@@ -5,7 +5,7 @@
 // bit-identity of every algorithm over repeated calls; and the single-pass collector on the grids
 // where its shape changes (2 blocks, 3 for argmin/argmax; 32 and 33), for partials of 1 to 4
 // flagged words and one too wide for them; the one-block kernel's shapes; the deep arg kernel.
-#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/whole/whole_plan.hpp>
 
 #include "../../test_support.hpp"
 

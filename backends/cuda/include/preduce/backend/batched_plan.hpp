@@ -8,7 +8,7 @@
 
 #include <preduce/backend/thread/thread_load.cuh>
 #include <preduce/backend/warp/warp_reduce.cuh>
-#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/whole/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {
@@ -46,6 +46,26 @@ __host__ __device__ constexpr int column_splits_in_flight() {
 template <class Acc>
 constexpr int column_min_blocks() {
   return sizeof(Acc) <= 16 ? column_blocks_per_sm : 1;
+}
+
+//! Smallest k with 2^k >= x (0 for x <= 1).
+inline unsigned ceil_log2(std::uint64_t x) {
+  unsigned k = 0;
+  while ((std::uint64_t(1) << k) < x) ++k;
+  return k;
+}
+
+//! ceil(x / 2^k): the row steps each of 2^k warps takes of x, the tiles of 2^k warp columns
+//! that cover x of them, the items each of 2^k lanes takes of a row's x.
+inline std::uint64_t ceil_shift(std::uint64_t x, unsigned k) { return (x + (std::uint64_t(1) << k) - 1) >> k; }
+
+//! Blocks for `work_items` items at `per_block` items a block, capped at
+//! batched_grid_blocks_per_sm blocks per SM (the kernels grid-stride over the rest); at least 1.
+inline unsigned grid_for(int sm_count, int cc_major, std::uint64_t work_items, std::uint64_t per_block) {
+  const std::uint64_t needed = (work_items + per_block - 1) / per_block;
+  const int per_sm = cc_major >= 9 ? tuning<90>::batched.grid_blocks_per_sm : tuning<80>::batched.grid_blocks_per_sm;
+  const std::uint64_t cap = std::uint64_t(sm_count) * std::uint64_t(per_sm);
+  return unsigned(needed < 1 ? 1 : (needed < cap ? needed : cap));
 }
 
 }  // namespace backend

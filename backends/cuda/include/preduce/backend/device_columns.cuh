@@ -15,8 +15,8 @@
 #include <type_traits>
 
 #include <preduce/backend/cuda_runtime_check.hpp>
-#include <preduce/backend/device_batched.cuh>
-#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/batched_plan.hpp>
+#include <preduce/backend/whole/dispatch_whole.cuh>
 #include <preduce/backend/launch.cuh>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/thread/store_result.cuh>

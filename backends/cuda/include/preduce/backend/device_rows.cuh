@@ -26,8 +26,8 @@
 
 #include <preduce/backend/block/block_binned_merge.cuh>
 #include <preduce/backend/cuda_runtime_check.hpp>
-#include <preduce/backend/device_batched.cuh>
-#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/batched_plan.hpp>
+#include <preduce/backend/whole/dispatch_whole.cuh>
 #include <preduce/backend/launch.cuh>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/thread/store_result.cuh>

@@ -33,8 +33,8 @@
 #include <preduce/portable/segment_offsets.hpp>
 
 #include <preduce/backend/cuda_runtime_check.hpp>
-#include <preduce/backend/device_batched.cuh>
-#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/batched_plan.hpp>
+#include <preduce/backend/whole/dispatch_whole.cuh>
 #include <preduce/backend/launch.cuh>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/warp/warp_stage.cuh>

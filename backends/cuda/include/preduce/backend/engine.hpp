@@ -10,13 +10,11 @@
 
 #include <preduce/execution.hpp>
 
-#include <preduce/backend/device_binned.cuh>
 #include <preduce/backend/device_columns.cuh>
-#include <preduce/backend/device_for_each.cuh>
-#include <preduce/backend/device_partial_lines.cuh>
-#include <preduce/backend/device_reduce.cuh>
 #include <preduce/backend/device_rows.cuh>
 #include <preduce/backend/device_segments.cuh>
+#include <preduce/backend/distributed/dispatch_distributed.cuh>
+#include <preduce/backend/whole/dispatch_whole.cuh>
 
 namespace preduce {
 namespace backend {

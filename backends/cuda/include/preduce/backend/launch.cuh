@@ -86,5 +86,26 @@ void launch(detail::queue_state& s, void (*kernel)(Params...), unsigned grid, un
   check_cuda(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), what);
 }
 
+//! Blocks of `Kernel` launched with BlockThreads threads that one SM holds at once (registers and
+//! shared memory permitting), asked of the runtime once per kernel. Assumes one GPU model per
+//! process; on another it only shapes the grid less well.
+template <auto Kernel, int BlockThreads>
+int resident_blocks_per_sm() {
+  static const int blocks = [] {
+    int b = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, BlockThreads, 0), "reduce: querying occupancy");
+    return b;
+  }();
+  return blocks;
+}
+
+//! Blocks of `Kernel` (BlockThreads threads) that one wave holds: every SM's resident blocks,
+//! counting one where the occupancy query says none fit.
+template <auto Kernel, int BlockThreads>
+std::uint64_t one_wave_blocks(int sm_count) {
+  const int per_sm = resident_blocks_per_sm<Kernel, BlockThreads>();
+  return std::uint64_t(sm_count) * std::uint64_t(per_sm > 0 ? per_sm : 1);
+}
+
 }  // namespace backend
 }  // namespace preduce

@@ -11,7 +11,7 @@
 #include <preduce/detail/source.hpp>
 
 #include <preduce/backend/thread/thread_load.cuh>
-#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/whole/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {

@@ -17,13 +17,11 @@
 #include <preduce/portable/binned_reducers.hpp>
 
 #include <preduce/backend/block/block_binned_merge.cuh>
-#include <preduce/backend/cuda_runtime_check.hpp>
-#include <preduce/backend/device_reduce.cuh>
+#include <preduce/backend/block/partial_publication.cuh>
 #include <preduce/backend/launch.cuh>
-#include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/thread/store_result.cuh>
 #include <preduce/backend/thread/thread_load.cuh>
-#include <preduce/backend/whole_plan.hpp>
+#include <preduce/backend/whole/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {
@@ -50,10 +48,6 @@ template <class Reducer, class = void>
 struct is_binned_reducer : std::false_type {};
 template <class Reducer>
 struct is_binned_reducer<Reducer, std::void_t<decltype(Reducer::binned)>> : std::bool_constant<Reducer::binned> {};
-
-// ---------------------------------------------------------------------------------------------
-// The kernel
-// ---------------------------------------------------------------------------------------------
 
 //! The whole-array kernel for binned reducers.
 //! Requires: blockDim.x == BlockThreads; head == vector_head(src, n); *blocks_done == 0 on
@@ -101,33 +95,6 @@ __global__ void __launch_bounds__(BlockThreads, binned_blocks_per_sm<typename Re
       *blocks_done = 0;
     }
   }
-}
-
-//! Enqueues the binned reduction of src[0..n) on s's stream; writes finalize(result) to d_out.
-//! algorithm::two_pass stores partials and finishes in reduce_partials_kernel; every other
-//! choice is the single-pass kernel (a binned sum has no atomic form).
-template <class Reducer, class Source>
-void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
-                         typename Reducer::result_type* d_out, options o) {
-  using Acc = typename Reducer::acc_type;
-  const bool two_pass = o.algo == algorithm::two_pass;
-  unsigned grid = 1;
-  Acc* partials = nullptr;
-  with_loadable(src, [&](const auto& source) {
-    using View = std::decay_t<decltype(source)>;
-    const std::uint64_t head = vector_head(source, n), per_block = std::uint64_t(block_threads) * vectors_in_flight * elements_per_vector<View>();
-    const std::uint64_t needed = (n + per_block - 1) / per_block;
-    const std::uint64_t resident = std::uint64_t(s.sm_count) * binned_blocks_per_sm<Acc>();
-    grid = unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
-    partials = grid > 1 ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc))) : nullptr;
-    using Src = std::decay_t<decltype(source)>;
-    launch(s, two_pass ? reduce_binned_kernel<true, block_threads, Reducer, Src> : reduce_binned_kernel<false, block_threads, Reducer, Src>,
-           grid, block_threads, "reduce: launching the binned reduction kernel", red, source, n, head, partials, &s.control->blocks_done,
-           d_out);
-  });
-  if (two_pass && grid > 1)
-    launch(s, reduce_partials_kernel<block_threads, Reducer>, 1, block_threads, "reduce: launching the second pass", red, partials, grid,
-           d_out, warp_algorithm::shuffle);
 }
 
 }  // namespace backend

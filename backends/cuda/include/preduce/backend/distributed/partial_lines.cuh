@@ -11,8 +11,6 @@
 #include <preduce/detail/merge.hpp>
 
 #include <preduce/backend/launch.cuh>
-#include <preduce/backend/queue_state.hpp>
-#include <preduce/backend/whole_plan.hpp>
 #include <preduce/backend/warp/warp_reduce.cuh>
 
 namespace preduce {
@@ -45,16 +43,6 @@ __global__ void __launch_bounds__(partial_lines_block_threads)
   } else {
     for (std::uint64_t t = thread; t < lines; t += threads) sink(t, red.finalize(detail::fold_line(red, src, t, length, line_step, element_step)));
   }
-}
-
-//! Enqueues partial_lines_kernel on s's stream: a thread (or warp) a line, on the batched
-//! kernels' grid (whole_plan.hpp's grid_for).
-template <class Reducer, class Source, class Sink>
-void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t lines, std::uint64_t length,
-                           std::uint64_t line_step, std::uint64_t element_step, const Sink& sink) {
-  const std::uint64_t per_block = element_step == 1 ? partial_lines_block_threads / warp_threads : partial_lines_block_threads;
-  launch(s, partial_lines_kernel<Reducer, Source, Sink>, grid_for(s.sm_count, s.cc_major, lines, per_block), partial_lines_block_threads,
-         "allreduce: launching the partials of the local lines", red, src, lines, length, line_step, element_step, sink);
 }
 
 }  // namespace backend

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: a step run once for every index below a count, spread over threads: the
+// preduce cuda: the kernel that runs a step once for every index below a count, spread over threads: the
 // distributed calls' merges and exchange steps (detail/merge.hpp says what each step does).
 #pragma once
 
 #include <cstdint>
 
 #include <preduce/backend/launch.cuh>
-#include <preduce/backend/queue_state.hpp>
-#include <preduce/backend/whole_plan.hpp>
 
 namespace preduce {
 namespace backend {
@@ -22,12 +20,6 @@ __global__ void __launch_bounds__(for_each_block_threads) for_each_kernel(Step s
   begin_after_prior_grid();
   const std::uint64_t threads = std::uint64_t(gridDim.x) * for_each_block_threads;
   for (std::uint64_t t = std::uint64_t(blockIdx.x) * for_each_block_threads + threadIdx.x; t < count; t += threads) step(t);
-}
-
-//! Enqueues for_each_kernel on s's stream, on the batched kernels' grid (whole_plan.hpp's grid_for).
-template <class Step>
-void enqueue_for_each(detail::queue_state& s, const Step& step, std::uint64_t count, const char* what) {
-  launch(s, for_each_kernel<Step>, grid_for(s.sm_count, s.cc_major, count, for_each_block_threads), for_each_block_threads, what, step, count);
 }
 
 }  // namespace backend

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: how the whole-array kernel's launches are planned from the tuning table
-// (tuning.hpp): rounds, grids, splits; and the batched kernels' capped grid (grid_for).
+// (tuning.hpp): rounds, grids, splits.
 #pragma once
 
 #include <cstdint>
@@ -82,15 +82,6 @@ inline unsigned whole_grid(int sm_count, int resident_per_sm, std::uint64_t n, s
   const std::uint64_t per_block = round / split, cap = std::uint64_t(sm_count) * whole_wave_blocks_per_sm(resident_per_sm);
   const std::uint64_t needed = whole_one_block(n, round) ? 1 : (n + per_block - 1) / per_block;
   return unsigned(needed < cap ? needed : cap);
-}
-
-//! Blocks for `work_items` items at `per_block` items a block, capped at
-//! batched_grid_blocks_per_sm blocks per SM (the kernels grid-stride over the rest); at least 1.
-inline unsigned grid_for(int sm_count, int cc_major, std::uint64_t work_items, std::uint64_t per_block) {
-  const std::uint64_t needed = (work_items + per_block - 1) / per_block;
-  const int per_sm = cc_major >= 9 ? tuning<90>::batched.grid_blocks_per_sm : tuning<80>::batched.grid_blocks_per_sm;
-  const std::uint64_t cap = std::uint64_t(sm_count) * std::uint64_t(per_sm);
-  return unsigned(needed < 1 ? 1 : (needed < cap ? needed : cap));
 }
 
 }  // namespace backend
