@@ -5,7 +5,10 @@
 // bit-identity of every algorithm over repeated calls; and the single-pass collector on the grids
 // where its shape changes (2 blocks, 3 for argmin/argmax; 32 and 33), for partials of 1 to 4
 // flagged words and one too wide for them; the one-block kernel's shapes; the deep arg kernel.
+// Without PREDUCE_STUDY_KERNELS, two_pass and the non-default warp algorithms run as automatic
+// (portable/study_kernels.hpp): their variants then check that fallback against the oracle.
 #include <preduce/backend/whole/whole_plan.hpp>
+#include <preduce/portable/study_kernels.hpp>
 
 #include "../../test_support.hpp"
 
@@ -32,11 +35,14 @@ std::vector<variant> all_variants() {
   return v;
 }
 
-//! What the one-block and deep arg checks compare bits with: two_pass with plain shuffles (its
-//! one-block path folds the same elements in the same order as `automatic`'s one-block kernel;
-//! an arg result does not depend on the order).
+//! What the one-block checks compare bits with where the study kernels are built: two_pass with
+//! plain shuffles (its one-block path folds the same elements in the same order as
+//! `automatic`'s one-block kernel).
 const preduce::options two_pass_shuffle{preduce::determinism::run_to_run, preduce::algorithm::two_pass,
                                         preduce::warp_algorithm::shuffle};
+//! What the deep arg checks compare bits with: single_pass, which never takes the deep kernel
+//! (an arg result does not depend on the order).
+const preduce::options single_pass{preduce::determinism::run_to_run, preduce::algorithm::single_pass, preduce::warp_algorithm::automatic};
 
 // One block, one block + a scalar tail, a few blocks, many blocks with head and tail.
 const std::size_t variant_sizes[] = {1, 33, 4097, 65537, (std::size_t(1) << 20) + 3};
@@ -106,8 +112,9 @@ TEST_CASE("cuda.algorithms.run_to_run_bits") {
 namespace {
 
 //! The one-block kernel's shapes under `automatic` (one stripe round or two, with or without the
-//! scalar head and tail) against the host oracle and against two_pass with plain shuffles, which
-//! folds the same elements in the same order through reduce_whole_kernel's one-block path.
+//! scalar head and tail) against the host oracle and, where the study kernels are built, against
+//! two_pass with plain shuffles, which folds the same elements in the same order through
+//! reduce_whole_kernel's one-block path.
 template <class T>
 void check_one_block_shapes(const char* name) {
   const preduce::queue& q = test::shared_queue();
@@ -126,11 +133,11 @@ void check_one_block_shapes(const char* name) {
       const T* px = dx.data() + offset;
       const auto sum = preduce::reduce(q, px, n, preduce::plus<>{});
       test::check_result(sum, test::expected(preduce::plus<>{}, x.data() + offset, n));
-      CHECK(test::same_bits(sum, preduce::reduce(q, px, n, preduce::plus<>{}, two_pass_shuffle)));
+      if constexpr (preduce::portable::study_kernels) CHECK(test::same_bits(sum, preduce::reduce(q, px, n, preduce::plus<>{}, two_pass_shuffle)));
       const preduce::dot<T> dot{dy.data() + offset};
       const auto product = preduce::reduce(q, px, n, dot);
       test::check_result(product, test::expected(preduce::dot<T>{nullptr}, x.data() + offset, y.data() + offset, n));
-      CHECK(test::same_bits(product, preduce::reduce(q, px, n, dot, two_pass_shuffle)));
+      if constexpr (preduce::portable::study_kernels) CHECK(test::same_bits(product, preduce::reduce(q, px, n, dot, two_pass_shuffle)));
     }
   }
 }
@@ -191,7 +198,7 @@ namespace {
 //! few waves' rounds of the deep arg kernel (whole_deep_arg: on 132 SMs, 3.2M to 17.3M f32 or
 //! i32 elements; on 108, 2.7M to 14.2M; bf16's 8-element vectors double the bounds, so only
 //! 10000019 is deep there), which f32, i32 and bf16 take under `automatic`: against the host
-//! oracle (tie-heavy data: the first index must win) and bit for bit against two_pass, whose
+//! oracle (tie-heavy data: the first index must win) and bit for bit against single_pass, whose
 //! kernel has 4 vectors in flight. Offset 1 gives a scalar head and tail.
 template <class T, class Op>
 void check_deep_arg(Op op, const char* name) {
@@ -204,7 +211,7 @@ void check_deep_arg(Op op, const char* name) {
       const preduce::device_buffer<T> d(q, x);
       const auto got = preduce::reduce(q, d.data() + offset, n, op);
       test::check_result(got, test::expected(op, x.data() + offset, n));
-      CHECK(test::same_bits(got, preduce::reduce(q, d.data() + offset, n, op, two_pass_shuffle)));
+      CHECK(test::same_bits(got, preduce::reduce(q, d.data() + offset, n, op, single_pass)));
     }
   }
 }

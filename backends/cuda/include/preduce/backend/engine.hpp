@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include <preduce/execution.hpp>
+#include <preduce/portable/study_kernels.hpp>
 
 #include <preduce/backend/device_columns.cuh>
 #include <preduce/backend/device_rows.cuh>
@@ -21,7 +22,8 @@ namespace backend {
 
 //! Enqueues reductions on a queue's stream; never waits; writes finalized results to device
 //! memory. Each call holds the queue's mutex while it enqueues (queue_state), so any number of
-//! host threads may call on one queue.
+//! host threads may call on one queue. Each runs the options this build compiles
+//! (portable::compiled_options).
 struct engine {
   template <class Reducer, class Source>
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
@@ -29,8 +31,8 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    if constexpr (is_binned_reducer<Reducer>::value) reduce_whole_binned(s, red, src, n, d_out, o);
-    else reduce_whole(s, red, src, n, d_out, o);
+    if constexpr (is_binned_reducer<Reducer>::value) reduce_whole_binned(s, red, src, n, d_out, portable::compiled_options(o));
+    else reduce_whole(s, red, src, n, d_out, portable::compiled_options(o));
   }
 
   //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
@@ -43,7 +45,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_rows(s, red, src, rows, cols, d_out, out_stride, o);
+    enqueue_rows(s, red, src, rows, cols, d_out, out_stride, portable::compiled_options(o));
   }
 
   template <class Reducer, class Source>
@@ -53,7 +55,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_columns(s, red, src, rows, cols, d_out, out_stride, o);
+    enqueue_columns(s, red, src, rows, cols, d_out, out_stride, portable::compiled_options(o));
   }
 
   template <class Reducer, class Source, class Off>
@@ -63,7 +65,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
+    enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, portable::compiled_options(o));
   }
 
   //! sink(t, the partial of line t) (device_partial_lines.cuh).

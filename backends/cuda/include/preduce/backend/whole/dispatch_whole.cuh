@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include <preduce/execution.hpp>
+#include <preduce/portable/study_kernels.hpp>
 
 #include <preduce/backend/launch.cuh>
 #include <preduce/backend/queue_state.hpp>
@@ -21,8 +22,9 @@ namespace preduce {
 namespace backend {
 
 //! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
-//! fallbacks in execution.hpp; an array of one round or less is one block whatever the shape:
-//! reduce_one_block_kernel under warp_algorithm::automatic, else two_pass_partials's kernel);
+//! fallbacks in execution.hpp; `o` as portable::compiled_options leaves it; an array of one
+//! round or less is one block whatever the shape: reduce_one_block_kernel under
+//! warp_algorithm::automatic, else two_pass_partials's kernel);
 //! writes finalize(result) to d_out. determinism::fast with
 //! algorithm::automatic takes single_pass too: it is deterministic and, with the collector, at
 //! least as fast as the atomic merge (whose last-block counter costs a second round trip).
@@ -49,8 +51,9 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     if (grid > 1 && (S == device_shape::two_pass_partials || !publishes_words<Acc>())) partials = static_cast<Acc*>(s.scratch(grid * sizeof(Acc)));
     launch(s, kernel, grid, B, "reduce: launching the reduction kernel", red, source, n, head, partials, s.partial_slots, s.control,
            d_out, o.warp);
-    if (S == device_shape::two_pass_partials && grid > 1)
-      launch(s, reduce_partials_kernel<B, Reducer>, 1, B, "reduce: launching the second pass", red, partials, grid, d_out, o.warp);
+    if constexpr (S == device_shape::two_pass_partials) {
+      if (grid > 1) launch(s, reduce_partials_kernel<B, Reducer>, 1, B, "reduce: launching the second pass", red, partials, grid, d_out, o.warp);
+    }
   };
   auto run = [&](const auto& source) {
     // An array of at most one round is one block (whole_one_block), which every shape reduces
@@ -91,16 +94,15 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
           whole_deep_arg(n, elements_per_vector<View>(), s.sm_count, resident_blocks_per_sm<plain, B>(), resident_blocks_per_sm<deep, B>()))
         return launch_shape(shape_t{}, deep_vectors{}, deep_blocks{}, source);
     }
-    switch (one_block ? device_shape::two_pass_partials : shape) {
-      case device_shape::single_pass: launch_shape(shape_t{}, plain_vectors{}, plain_blocks{}, source); break;
-      case device_shape::two_pass_partials:
-        launch_shape(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, plain_vectors{}, plain_blocks{}, source);
-        break;
-      case device_shape::atomic:
-        if constexpr (has_atomic_merge<Reducer, Acc>())
-          launch_shape(std::integral_constant<device_shape, device_shape::atomic>{}, plain_vectors{}, plain_blocks{}, source);
-        break;
+    if constexpr (portable::study_kernels) {  // else o.warp is automatic (one blocks went above) and o.algo never two_pass
+      if (one_block || shape == device_shape::two_pass_partials)
+        return launch_shape(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, plain_vectors{}, plain_blocks{}, source);
     }
+    if constexpr (has_atomic_merge<Reducer, Acc>()) {
+      if (shape == device_shape::atomic)
+        return launch_shape(std::integral_constant<device_shape, device_shape::atomic>{}, plain_vectors{}, plain_blocks{}, source);
+    }
+    launch_shape(shape_t{}, plain_vectors{}, plain_blocks{}, source);
   };
   with_loadable(src, run);
 }
@@ -123,13 +125,18 @@ void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Sourc
     grid = unsigned(needed < 1 ? 1 : (needed < resident ? needed : resident));
     partials = grid > 1 ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc))) : nullptr;
     using Src = std::decay_t<decltype(source)>;
-    launch(s, two_pass ? reduce_binned_kernel<true, block_threads, Reducer, Src> : reduce_binned_kernel<false, block_threads, Reducer, Src>,
-           grid, block_threads, "reduce: launching the binned reduction kernel", red, source, n, head, partials, &s.control->blocks_done,
-           d_out);
+    auto kernel = reduce_binned_kernel<false, block_threads, Reducer, Src>;
+    if constexpr (portable::study_kernels) {
+      if (two_pass) kernel = reduce_binned_kernel<true, block_threads, Reducer, Src>;
+    }
+    launch(s, kernel, grid, block_threads, "reduce: launching the binned reduction kernel", red, source, n, head, partials,
+           &s.control->blocks_done, d_out);
   });
-  if (two_pass && grid > 1)
-    launch(s, reduce_partials_kernel<block_threads, Reducer>, 1, block_threads, "reduce: launching the second pass", red, partials, grid,
-           d_out, warp_algorithm::shuffle);
+  if constexpr (portable::study_kernels) {
+    if (two_pass && grid > 1)
+      launch(s, reduce_partials_kernel<block_threads, Reducer>, 1, block_threads, "reduce: launching the second pass", red, partials, grid,
+             d_out, warp_algorithm::shuffle);
+  }
 }
 
 }  // namespace backend

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <preduce/portable/study_kernels.hpp>
+
 #include <preduce/backend/block/block_binned_merge.cuh>
 #include <preduce/backend/block/partial_publication.cuh>
 #include <preduce/backend/launch.cuh>
@@ -86,6 +88,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
                         unsigned long long* slots, control_block* control, typename Reducer::result_type* out,
                         warp_algorithm w) {
   begin_after_prior_grid();
+  w = portable::compiled_warp(w);
   using Acc = typename Reducer::acc_type;
   __shared__ block_reduce_storage<Acc, BlockThreads> smem;
   __shared__ unsigned ticket;
