@@ -16,7 +16,7 @@
 #include <preduce/backend/device_partial_lines.cuh>
 #include <preduce/backend/device_reduce.cuh>
 #include <preduce/backend/device_rows.cuh>
-#include <preduce/backend/device_segments.cuh>
+#include <preduce/backend/segments/dispatch_segments.cuh>
 
 namespace preduce {
 namespace backend {
@@ -36,7 +36,7 @@ struct engine {
   }
 
   //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
-  //! device_columns.cuh, device_segments.cuh); all are run_to_run deterministic, except that a
+  //! device_columns.cuh, segments/dispatch_segments.cuh); all are run_to_run deterministic, except that a
   //! single column is the whole-array reduction, where determinism::fast may use atomics.
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
