@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the merge path over segment offsets, the partition the kokkos and hip backends cut
 // segments with (the cuda backend's tuned kernels keep their own, weighted form:
-// device_segments.cuh). The input is read as one sequence of items, each segment's elements
+// segments/reduce_segments.cuh). The input is read as one sequence of items, each segment's elements
 // followed by one item for its end, and cut into parts of equal items, so one huge segment
 // among many tiny ones is shared by many parts and no part holds more than its share.
 // Vendor-neutral, host and device.

@@ -13,8 +13,8 @@
 
 #include <preduce/backend/device_columns.cuh>
 #include <preduce/backend/device_rows.cuh>
-#include <preduce/backend/device_segments.cuh>
 #include <preduce/backend/distributed/dispatch_distributed.cuh>
+#include <preduce/backend/segments/dispatch_segments.cuh>
 #include <preduce/backend/whole/dispatch_whole.cuh>
 
 namespace preduce {
@@ -36,7 +36,7 @@ struct engine {
   }
 
   //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
-  //! device_columns.cuh, device_segments.cuh); all are run_to_run deterministic, except that a
+  //! device_columns.cuh, segments/dispatch_segments.cuh); all are run_to_run deterministic, except that a
   //! single column is the whole-array reduction, where determinism::fast may use atomics.
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,

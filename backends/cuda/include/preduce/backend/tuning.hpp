@@ -55,7 +55,7 @@ struct columns_policy {
   int blocks_per_sm;  //!< blocks per SM the columns kernel is compiled for
 };
 
-//! The segments kernels (device_segments.cuh).
+//! The segments kernels (segments/).
 struct segments_policy {
   int stage_bytes;  //!< shared-memory stage of a warp of the merge-path kernel
   std::uint64_t lane_elements;  //!< elements a lane takes a round
