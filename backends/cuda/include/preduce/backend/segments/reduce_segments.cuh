@@ -23,6 +23,8 @@
 
 #include <preduce/detail/reducer.hpp>
 
+#include <preduce/portable/study_kernels.hpp>
+
 #include <preduce/backend/block/partial_publication.cuh>
 #include <preduce/backend/launch.cuh>
 #include <preduce/backend/queue_state.hpp>
@@ -193,6 +195,7 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
   // it); why was not measured. The heavy-tailed layout 328.2 / 353.2 -> 330.6 / 350.6, equal
   // segments of 100 316.4 / 409.4 -> 315.9 / 408.4.
   wait_for_prior_grid();
+  w = portable::compiled_warp(w);
   using Acc = typename Reducer::acc_type;
   using T = typename stage_traits<Source>::raw;
   constexpr int arrays = stage_traits<Source>::arrays;

@@ -8,6 +8,7 @@
 
 #include <preduce/detail/reducer.hpp>
 #include <preduce/portable/segment_offsets.hpp>
+#include <preduce/portable/study_kernels.hpp>
 
 #include <preduce/backend/block/partial_publication.cuh>
 #include <preduce/backend/launch.cuh>
@@ -102,6 +103,7 @@ __global__ void __launch_bounds__(BlockThreads)
                                  control_block* control, device_status* status, typename Reducer::result_type* out,
                                  std::uint64_t out_stride, warp_algorithm w) {
   begin_after_prior_grid();
+  w = portable::compiled_warp(w);
   using Acc = typename Reducer::acc_type;
   using E = typename Source::value_type;
   constexpr unsigned warps = BlockThreads / warp_threads;
