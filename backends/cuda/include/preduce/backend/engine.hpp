@@ -11,7 +11,7 @@
 #include <preduce/execution.hpp>
 #include <preduce/portable/study_kernels.hpp>
 
-#include <preduce/backend/device_columns.cuh>
+#include <preduce/backend/columns/dispatch_columns.cuh>
 #include <preduce/backend/device_rows.cuh>
 #include <preduce/backend/distributed/dispatch_distributed.cuh>
 #include <preduce/backend/segments/dispatch_segments.cuh>
@@ -36,8 +36,9 @@ struct engine {
   }
 
   //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
-  //! device_columns.cuh, segments/dispatch_segments.cuh); all are run_to_run deterministic, except that a
-  //! single column is the whole-array reduction, where determinism::fast may use atomics.
+  //! columns/dispatch_columns.cuh, segments/dispatch_segments.cuh); all are run_to_run
+  //! deterministic, except that a single column is the whole-array reduction, where
+  //! determinism::fast may use atomics.
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options o) {

@@ -41,7 +41,7 @@ struct rows_policy {
   int group_blocks_per_sm;  //!< blocks per SM the 4-warp row kernel is compiled for
 };
 
-//! The columns kernels (device_columns.cuh).
+//! The columns kernels (columns/reduce_columns.cuh, columns/reduce_small_columns.cuh).
 struct columns_policy {
   int rows_in_flight;  //!< rows a lane loads before folding any
   std::uint64_t min_steps;  //!< fewest rows a column split takes
