@@ -14,6 +14,8 @@
 #   BUILD_TARGETS="preduce-bench"       build only these targets (default: everything)
 #   BENCH_ARGS="--quick"                arguments for preduce-bench
 #   SAN_TIMEOUT=420 SAN_CASES='*'       each sanitizer's time cap (s) and doctest --test-case filter
+#   STUDY=1                             build the study-only variants too (-DPREDUCE_STUDY_KERNELS=ON:
+#                                       algorithm::two_pass, the non-default warp algorithms)
 #   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
 #                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
 # The stage "distributed" (not in the default list; for machines of several GPUs) runs the NCCL
@@ -44,7 +46,7 @@ if has build; then
   generator=()
   if command -v ninja >/dev/null && [ ! -f "$build/Makefile" ]; then generator=(-G Ninja); fi
   { cmake -S . -B "$build" ${generator[@]+"${generator[@]}"} -DBACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
-      -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" &&
+      -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" -DPREDUCE_STUDY_KERNELS="$([ -n "${STUDY:-}" ] && echo ON || echo OFF)" &&
     cmake --build "$build" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } >"$OUT/build.log" 2>&1
   rc=$?
   note "build: rc=$rc in $((SECONDS - start)) s"
