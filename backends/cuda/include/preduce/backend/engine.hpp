@@ -15,7 +15,7 @@
 #include <preduce/backend/device_for_each.cuh>
 #include <preduce/backend/device_partial_lines.cuh>
 #include <preduce/backend/device_reduce.cuh>
-#include <preduce/backend/device_rows.cuh>
+#include <preduce/backend/rows/dispatch_rows.cuh>
 #include <preduce/backend/device_segments.cuh>
 
 namespace preduce {
@@ -35,7 +35,7 @@ struct engine {
     else reduce_whole(s, red, src, n, d_out, o);
   }
 
-  //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
+  //! Rows, columns and segments pick their kernels from the shape (rows/dispatch_rows.cuh,
   //! device_columns.cuh, device_segments.cuh); all are run_to_run deterministic, except that a
   //! single column is the whole-array reduction, where determinism::fast may use atomics.
   template <class Reducer, class Source>
