@@ -12,8 +12,8 @@
 #include <preduce/portable/study_kernels.hpp>
 
 #include <preduce/backend/columns/dispatch_columns.cuh>
-#include <preduce/backend/device_rows.cuh>
 #include <preduce/backend/distributed/dispatch_distributed.cuh>
+#include <preduce/backend/rows/dispatch_rows.cuh>
 #include <preduce/backend/segments/dispatch_segments.cuh>
 #include <preduce/backend/whole/dispatch_whole.cuh>
 
@@ -35,7 +35,7 @@ struct engine {
     else reduce_whole(s, red, src, n, d_out, portable::compiled_options(o));
   }
 
-  //! Rows, columns and segments pick their kernels from the shape (device_rows.cuh,
+  //! Rows, columns and segments pick their kernels from the shape (rows/dispatch_rows.cuh,
   //! columns/dispatch_columns.cuh, segments/dispatch_segments.cuh); all are run_to_run
   //! deterministic, except that a single column is the whole-array reduction, where
   //! determinism::fast may use atomics.

@@ -28,7 +28,7 @@ struct batched_policy {
   int grid_blocks_per_sm;  //!< blocks per SM a batched grid is capped at (grid_for; they grid-stride over the rest)
 };
 
-//! The rows kernels (device_rows.cuh).
+//! The rows kernels (rows/).
 struct rows_policy {
   int items_in_flight;  //!< short rows: items a thread loads before folding any
   int staged_vectors;  //!< short arg rows (staged): vectors a lane loads a round
