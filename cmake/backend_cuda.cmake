@@ -16,7 +16,7 @@ find_package(CUDAToolkit REQUIRED)
 include(preduce_dispatch)
 include(preduce_cuda_consumer)
 
-target_sources(preduce PRIVATE backends/cuda/src/runtime.cpp)
+target_sources(preduce PRIVATE backends/cuda/src/runtime.cpp src/gpu_runtime.cpp)
 preduce_add_dispatch_units(preduce cu)
 target_link_libraries(preduce PUBLIC CUDA::cudart)
 set_target_properties(preduce PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")

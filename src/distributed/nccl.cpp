@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/error.hpp>
 
 namespace preduce {
@@ -37,7 +37,7 @@ communicator::communicator(ncclComm_t comm) : comm_(comm) {
   check(ncclCommCount(comm_, &size_), "nccl::communicator: ncclCommCount");
   check(ncclCommCuDevice(comm_, &device_), "nccl::communicator: ncclCommCuDevice");
   backend::device_guard d(device_);
-  backend::check_cuda(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "nccl::communicator: cudaStreamCreateWithFlags");
+  backend::check_gpu(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "nccl::communicator: cudaStreamCreateWithFlags");
 }
 
 communicator::~communicator() {
@@ -85,21 +85,21 @@ void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_
   backend::device_guard d(device_);
   const std::size_t total = (std::size_t(size_) + 1) * words;
   if (total > staged_words_) {
-    if (staged_) backend::check_cuda(cudaFree(staged_), "allreduce: cudaFree");
-    if (pinned_) backend::check_cuda(cudaFreeHost(pinned_), "allreduce: cudaFreeHost");
+    if (staged_) backend::check_gpu(cudaFree(staged_), "allreduce: cudaFree");
+    if (pinned_) backend::check_gpu(cudaFreeHost(pinned_), "allreduce: cudaFreeHost");
     staged_ = nullptr;
     pinned_ = nullptr;
     staged_words_ = 0;
-    backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&staged_), total * sizeof(std::int64_t)), "allreduce: cudaMalloc");
-    backend::check_cuda(cudaMallocHost(reinterpret_cast<void**>(&pinned_), total * sizeof(std::int64_t)), "allreduce: cudaMallocHost");
+    backend::check_gpu(cudaMalloc(reinterpret_cast<void**>(&staged_), total * sizeof(std::int64_t)), "allreduce: cudaMalloc");
+    backend::check_gpu(cudaMallocHost(reinterpret_cast<void**>(&pinned_), total * sizeof(std::int64_t)), "allreduce: cudaMallocHost");
     staged_words_ = total;
   }
   std::memcpy(pinned_, mine, words * sizeof(std::int64_t));
-  backend::check_cuda(cudaMemcpyAsync(staged_, pinned_, words * sizeof(std::int64_t), cudaMemcpyHostToDevice, side_), "allreduce: cudaMemcpyAsync");
+  backend::check_gpu(cudaMemcpyAsync(staged_, pinned_, words * sizeof(std::int64_t), cudaMemcpyHostToDevice, side_), "allreduce: cudaMemcpyAsync");
   check(ncclAllGather(staged_, staged_ + words, words, ncclInt64, comm_, side_), "allreduce: ncclAllGather (the agreement)");
-  backend::check_cuda(cudaMemcpyAsync(pinned_ + words, staged_ + words, std::size_t(size_) * words * sizeof(std::int64_t), cudaMemcpyDeviceToHost, side_),
+  backend::check_gpu(cudaMemcpyAsync(pinned_ + words, staged_ + words, std::size_t(size_) * words * sizeof(std::int64_t), cudaMemcpyDeviceToHost, side_),
         "allreduce: cudaMemcpyAsync");
-  backend::check_cuda(cudaStreamSynchronize(side_), "allreduce: waiting for the agreement");
+  backend::check_gpu(cudaStreamSynchronize(side_), "allreduce: waiting for the agreement");
   std::memcpy(all, pinned_ + words, std::size_t(size_) * words * sizeof(std::int64_t));
 }
 

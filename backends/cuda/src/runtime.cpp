@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce cuda: host glue: queues and their scratch, device memory, pointer checks, and
-// turning device-side status and faults into preduce::error.
+// preduce cuda: the host runtime's CUDA-only half: a queue's state (its device's shape, control
+// block, partial slots), scratch and counters grown outside any graph capture, the
+// programmatic-launch check, pointer checks through the driver, queue::wrap and the device
+// description. src/gpu_runtime.cpp has the half shared with the hip backend.
 #include <cuda.h>  // the driver's pointer attributes (types only: no libcuda link)
 #include <cuda_runtime_api.h>
 
@@ -15,7 +17,7 @@
 #include <preduce/memory.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
 #include <preduce/portable/segment_offsets.hpp>
-#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/portable/gpu_runtime.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/whole/whole_plan.hpp>
 
@@ -27,18 +29,18 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns, bool wraps)
     : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
       statuses(sizeof(backend::device_status), 256) {
   backend::device_guard g(device);
-  backend::check_cuda(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
-  backend::check_cuda(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device),
+  backend::check_gpu(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
+  backend::check_gpu(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device),
                       "queue: reading the compute capability");
   int l2 = 0;
-  backend::check_cuda(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "queue: reading the L2 size");
+  backend::check_gpu(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "queue: reading the L2 size");
   l2_bytes = std::size_t(l2);
-  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
-  backend::check_cuda(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
+  backend::check_gpu(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
+  backend::check_gpu(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
   whole_grid_cap = backend::whole_grid_cap(sm_count, cc_major);
   const std::size_t slot_bytes = std::size_t(whole_grid_cap) * backend::partial_slot_elements * sizeof(*partial_slots);
-  backend::check_cuda(cudaMalloc(reinterpret_cast<void**>(&partial_slots), slot_bytes), "queue: allocating the partial slots");
-  backend::check_cuda(cudaMemset(partial_slots, 0, slot_bytes), "queue: clearing the partial slots");
+  backend::check_gpu(cudaMalloc(reinterpret_cast<void**>(&partial_slots), slot_bytes), "queue: allocating the partial slots");
+  backend::check_gpu(cudaMemset(partial_slots, 0, slot_bytes), "queue: clearing the partial slots");
   // Enough for the whole-array partials of every built-in reducer (at most 32 bytes each), so
   // those never grow the scratch.
   scratch(std::size_t(whole_grid_cap) * 32);
@@ -65,45 +67,11 @@ queue_state::~queue_state() {
   (void)cudaGetLastError();
 }
 
-namespace {
-//! The doubling of `bytes` (starting from `first`) that reaches `wanted`.
-std::size_t grown_size(std::size_t bytes, std::size_t wanted, std::size_t first) {
-  std::size_t grown = bytes ? bytes : first;
-  while (grown < wanted) grown *= 2;
-  return grown;
-}
-
-//! Runs f with this thread's stream-capture mode relaxed, restoring it afterwards. cudaMalloc,
-//! not a stream-ordered allocation, serves the queue's blocks: memory a graph allocates during
-//! capture must be freed before the graph can be launched again. cudaMalloc (and the side
-//! stream of clear_outside_capture) count as unsafe under the global capture mode.
-template <class F>
-void outside_capture(const char* what, F&& f) {
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  backend::check_cuda(cudaThreadExchangeStreamCaptureMode(&mode), "queue: entering relaxed capture mode");
-  const cudaError_t e = f();
-  backend::check_cuda(cudaThreadExchangeStreamCaptureMode(&mode), "queue: restoring the capture mode");
-  backend::check_cuda(e, what);
-}
-
-//! Zeroes a block nothing has used yet, now, on a private non-blocking stream: never through the
-//! queue's stream, which may be capturing (the memset would then run only when the graph does).
-cudaError_t clear_outside_capture(void* block, std::size_t bytes) {
-  cudaStream_t side = nullptr;
-  cudaError_t e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
-  if (e != cudaSuccess) return e;
-  e = cudaMemsetAsync(block, 0, bytes, side);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(side);
-  const cudaError_t d = cudaStreamDestroy(side);
-  return e != cudaSuccess ? e : d;
-}
-}  // namespace
-
 void* queue_state::scratch(std::size_t bytes) {
   if (bytes <= workspace_bytes) return workspace;
-  const std::size_t grown = grown_size(workspace_bytes, bytes, 4096);
+  const std::size_t grown = runtime::grown_size(workspace_bytes, bytes, 4096);
   void* block = nullptr;
-  outside_capture("queue: allocating scratch", [&] { return cudaMalloc(&block, grown); });
+  runtime::outside_capture("queue: allocating scratch", [&] { return cudaMalloc(&block, grown); });
   if (workspace) retired_blocks.push_back(workspace);
   workspace = block;
   workspace_bytes = grown;
@@ -115,18 +83,18 @@ bool queue_state::overlaps_prior_grid(const void* kernel) {
   const auto known = kernel_overlaps.find(kernel);
   if (known != kernel_overlaps.end()) return known->second;
   cudaFuncAttributes attributes{};
-  outside_capture("launch: reading a kernel's attributes", [&] { return cudaFuncGetAttributes(&attributes, kernel); });
+  runtime::outside_capture("launch: reading a kernel's attributes", [&] { return cudaFuncGetAttributes(&attributes, kernel); });
   return kernel_overlaps[kernel] = attributes.ptxVersion >= 90;
 }
 
 unsigned* queue_state::zeroed_counters(std::size_t count) {
   const std::size_t bytes = count * sizeof(unsigned);
   if (bytes > counter_bytes) {
-    const std::size_t grown = grown_size(counter_bytes, bytes, 4096);
+    const std::size_t grown = runtime::grown_size(counter_bytes, bytes, 4096);
     void* block = nullptr;
-    outside_capture("queue: allocating counters", [&] {
+    runtime::outside_capture("queue: allocating counters", [&] {
       cudaError_t e = cudaMalloc(&block, grown);
-      if (e == cudaSuccess) e = clear_outside_capture(block, grown);
+      if (e == cudaSuccess) e = runtime::clear_outside_capture(block, grown);
       if (e != cudaSuccess && block) (void)cudaFree(block);
       return e;
     });
@@ -136,139 +104,6 @@ unsigned* queue_state::zeroed_counters(std::size_t count) {
   }
   return static_cast<unsigned*>(counters);
 }
-
-namespace {
-//! Whether `stream` is capturing a CUDA graph now. The legacy default stream cannot be asked
-//! while another thread captures in global mode (cudaErrorStreamCaptureImplicit): that counts as
-//! capturing, since work on it would fail anyway.
-bool capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  const cudaError_t e = cudaStreamIsCapturing(stream, &status);
-  if (e == cudaErrorStreamCaptureImplicit) {
-    (void)cudaGetLastError();
-    return true;
-  }
-  backend::check_cuda(e, "queue: asking whether its stream is capturing");
-  return status != cudaStreamCaptureStatusNone;
-}
-
-//! A block of `bytes` of pinned host memory, mapped into every device's address space; the
-//! device pointer (equal to the host pointer under unified addressing) goes to *device_view.
-unsigned char* mapped_host_block(std::size_t bytes, unsigned char** device_view) {
-  void* host = nullptr;
-  void* device = nullptr;
-  outside_capture("queue: allocating pinned result slots", [&] {
-    cudaError_t e = cudaHostAlloc(&host, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
-    if (e == cudaSuccess) e = cudaHostGetDevicePointer(&device, host, 0);
-    if (e != cudaSuccess && host) (void)cudaFreeHost(host);
-    return e;
-  });
-  *device_view = static_cast<unsigned char*>(device);
-  return static_cast<unsigned char*>(host);
-}
-}  // namespace
-
-backend::device_status* queue_state::status_slot_for_call() {
-  const bool captured = capturing(stream);
-  std::uint32_t slot = statuses.take();
-  if (slot == portable::slot_pool::none && !captured) {
-    portable::reclaim_clean_verdicts(*this, [&] { backend::check_cuda(cudaStreamSynchronize(stream), "reduce_segments: waiting for the queue"); });
-    slot = statuses.take();
-  }
-  if (slot == portable::slot_pool::none) {
-    void* block = nullptr;
-    void* mirror = nullptr;
-    outside_capture("reduce_segments: allocating status slots", [&] {
-      cudaError_t e = cudaMalloc(&block, statuses.block_bytes());
-      if (e == cudaSuccess) e = clear_outside_capture(block, statuses.block_bytes());
-      if (e == cudaSuccess) e = cudaMallocHost(&mirror, statuses.block_bytes());
-      if (e != cudaSuccess && block) (void)cudaFree(block);
-      return e;
-    });
-    device_blocks.push_back(block);
-    host_blocks.push_back(mirror);
-    statuses.add_block(static_cast<unsigned char*>(block), static_cast<unsigned char*>(mirror));
-    slot = statuses.take();
-  }
-  verdicts.add(slot, captured);
-  return reinterpret_cast<backend::device_status*>(statuses.at(slot));
-}
-
-void queue_state::refuse_capture(const char* function) const {
-  if (capturing(stream))
-    throw error(errc::invalid_argument, std::string(function) +
-                                            ": the queue's stream is capturing a CUDA graph, and a synchronous call would have to "
-                                            "wait inside the capture; use reduce_async (its result lands in device memory when the "
-                                            "graph runs) and synchronize after launching the graph");
-}
-
-void queue_state::synchronize_and_check(const char* function) {
-  refuse_capture(function);
-  backend::device_guard g(device);
-  backend::check_cuda(cudaStreamSynchronize(stream), function);
-  portable::deliver_verdicts(*this);
-}
-
-namespace {
-cudaStream_t side_stream(queue_state& s) {
-  if (s.side == nullptr) backend::check_cuda(cudaStreamCreateWithFlags(&s.side, cudaStreamNonBlocking), "synchronize: creating a side stream");
-  return s.side;
-}
-}  // namespace
-
-void queue_state::read_status_blocks(const std::vector<std::size_t>& blocks) {
-  backend::device_guard g(device);
-  cudaStream_t side = side_stream(*this);
-  for (const std::size_t b : blocks)
-    backend::check_cuda(cudaMemcpyAsync(statuses.block_mirror(b), statuses.block(b), statuses.block_bytes(), cudaMemcpyDeviceToHost, side),
-                        "synchronize: reading offset verdicts");
-  backend::check_cuda(cudaStreamSynchronize(side), "synchronize: reading offset verdicts");
-}
-
-std::uint64_t queue_state::bad_position(std::uint32_t slot) const {
-  backend::device_status st;
-  std::memcpy(&st, statuses.mirror_at(slot), sizeof st);
-  return st.code == 0 ? portable::no_verdict : ~st.position;
-}
-
-void queue_state::clear_status_slots(const std::vector<std::uint32_t>& slots) {
-  backend::device_guard g(device);
-  cudaStream_t side = side_stream(*this);
-  for (const std::uint32_t slot : slots)
-    backend::check_cuda(cudaMemsetAsync(statuses.at(slot), 0, statuses.slot_bytes(), side), "synchronize: clearing offset verdicts");
-  backend::check_cuda(cudaStreamSynchronize(side), "synchronize: clearing offset verdicts");
-}
-
-namespace {
-int checked_device_count() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  backend::check_cuda(e, "cudaGetDeviceCount");
-  return count;
-}
-
-void check_device_index(int device) {
-  const int count = checked_device_count();
-  if (device < 0 || device >= count)
-    throw error(errc::wrong_device, "queue: device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
-                                        " CUDA device(s) visible)");
-}
-
-// One default queue per device, created on first use, wrapping the legacy default stream.
-std::shared_ptr<queue_state> default_state(int device) {
-  static std::mutex m;
-  static std::vector<std::shared_ptr<queue_state>> states;
-  std::lock_guard<std::mutex> lock(m);
-  if (states.empty()) states.resize(std::size_t(checked_device_count()));
-  auto& s = states.at(std::size_t(device));
-  if (!s) s = std::make_shared<queue_state>(device, nullptr, false, false);
-  return s;
-}
-}  // namespace
 
 namespace {
 //! What the driver knows of an address: one cuPointerGetAttributes call (about 0.14 us on an
@@ -289,7 +124,7 @@ pointer_facts ask_driver(const void* p) {
   static const get_attributes get = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    backend::check_cuda(cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault, &found),
+    backend::check_gpu(cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault, &found),
                         "queue: finding cuPointerGetAttributes");
     if (found != cudaDriverEntryPointSuccess || fn == nullptr)
       throw error(errc::unsupported, "queue: the CUDA driver has no cuPointerGetAttributes");
@@ -384,60 +219,10 @@ void check_device_pointer(const queue& q, const void* p, std::size_t bytes, cons
   if (f.type == CU_MEMORYTYPE_DEVICE) used().note(f);
 }
 
-void* device_allocate(const queue& q, std::size_t bytes) {
-  backend::device_guard g(q.device());
-  void* p = nullptr;
-  backend::check_cuda(cudaMalloc(&p, bytes), "device_buffer: cudaMalloc");
-  return p;
-}
-
-void device_free(const queue& q, void* p) noexcept {
-  int previous = -1;
-  (void)cudaGetDevice(&previous);
-  (void)cudaSetDevice(q.device());
-  (void)cudaFree(p);
-  if (previous >= 0) (void)cudaSetDevice(previous);
-}
-
-namespace {
-void copy_bytes(const queue& q, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, const char* what) {
-  if (bytes == 0) return;
-  detail::queue_state& s = q.state();
-  backend::device_guard g(s.device);
-  backend::check_cuda(cudaMemcpyAsync(dst, src, bytes, kind, s.stream), what);
-  backend::check_cuda(cudaStreamSynchronize(s.stream), what);
-}
-}  // namespace
-
-void copy_to_device_bytes(const queue& q, void* d, const void* h, std::size_t bytes) {
-  copy_bytes(q, d, h, bytes, cudaMemcpyHostToDevice, "copy_to_device");
-}
-void copy_to_host_bytes(const queue& q, void* h, const void* d, std::size_t bytes) {
-  copy_bytes(q, h, d, bytes, cudaMemcpyDeviceToHost, "copy_to_host");
-}
-void copy_on_device_bytes(const queue& q, void* d, const void* s, std::size_t bytes) {
-  copy_bytes(q, d, s, bytes, cudaMemcpyDeviceToDevice, "copy_on_device");
-}
-
 }  // namespace detail
 
-queue::queue() {
-  int device = 0;
-  if (detail::checked_device_count() == 0) throw error(errc::wrong_device, "queue: no CUDA device is visible");
-  backend::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  state_ = detail::default_state(device);
-}
-
-queue::queue(int device) {
-  detail::check_device_index(device);
-  backend::device_guard g(device);
-  cudaStream_t stream = nullptr;
-  backend::check_cuda(cudaStreamCreate(&stream), "queue: cudaStreamCreate");
-  state_ = std::make_shared<detail::queue_state>(device, stream, true, false);
-}
-
 queue queue::wrap(void* native_handle, int device) {
-  detail::check_device_index(device);
+  detail::runtime::check_device_index(device);
   const auto stream = static_cast<cudaStream_t>(native_handle);
   // The legacy and per-thread default streams (null, cudaStreamLegacy, cudaStreamPerThread)
   // belong to whichever device is current when work is queued: the queue's, here.
@@ -455,21 +240,12 @@ queue queue::wrap(void* native_handle, int device) {
   return queue(std::make_shared<detail::queue_state>(device, stream, false, true));
 }
 
-int queue::device() const noexcept { return state_->device; }
-void* queue::native_handle() const noexcept { return state_->stream; }
-void queue::synchronize() const { state_->synchronize_and_check("synchronize"); }
-
-int device_count() { return detail::checked_device_count(); }
 const char* backend_name() noexcept { return "cuda"; }
 
-namespace detail {
-bool device_memory_is_host_memory() noexcept { return false; }
-}  // namespace detail
-
 std::string device_description(int device) {
-  detail::check_device_index(device);
+  detail::runtime::check_device_index(device);
   cudaDeviceProp p{};
-  backend::check_cuda(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  backend::check_gpu(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
   int driver = 0, runtime = 0;
   (void)cudaDriverGetVersion(&driver);
   (void)cudaRuntimeGetVersion(&runtime);
@@ -479,34 +255,4 @@ std::string device_description(int device) {
          "." + std::to_string(runtime % 1000 / 10);
 }
 
-namespace portable {
-
-result_slot::result_slot(const queue& q, const char* function) : q_(q), function_(function) {
-  detail::queue_state& s = q.state();
-  s.refuse_capture(function);
-  std::lock_guard<std::mutex> lock(s.mutex);
-  index_ = s.results.take();
-  if (index_ == slot_pool::none) {
-    unsigned char* device_view = nullptr;
-    unsigned char* host = detail::mapped_host_block(s.results.block_bytes(), &device_view);
-    s.host_blocks.push_back(host);
-    s.results.add_block(device_view, host);
-    index_ = s.results.take();
-  }
-  device_ = s.results.at(index_);
-  host_ = s.results.mirror_at(index_);
-}
-
-result_slot::~result_slot() {
-  detail::queue_state& s = q_.state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.results.give_back(index_);
-}
-
-void result_slot::read(void* host, std::size_t bytes) {
-  q_.state().synchronize_and_check(function_);
-  std::memcpy(host, host_, bytes);
-}
-
-}  // namespace portable
 }  // namespace preduce

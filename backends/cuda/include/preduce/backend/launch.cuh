@@ -20,7 +20,7 @@
 
 #include <utility>
 
-#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/queue_state.hpp>
 
 namespace preduce {
@@ -83,7 +83,7 @@ void launch(detail::queue_state& s, void (*kernel)(Params...), unsigned grid, un
   config.stream = s.stream;
   config.attrs = overlap;
   config.numAttrs = 1;
-  check_cuda(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), what);
+  check_gpu(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), what);
 }
 
 //! Blocks of `Kernel` launched with BlockThreads threads that one SM holds at once (registers and
@@ -93,7 +93,7 @@ template <auto Kernel, int BlockThreads>
 int resident_blocks_per_sm() {
   static const int blocks = [] {
     int b = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, BlockThreads, 0), "reduce: querying occupancy");
+    check_gpu(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, Kernel, BlockThreads, 0), "reduce: querying occupancy");
     return b;
   }();
   return blocks;

@@ -20,7 +20,7 @@
 #include <preduce/execution.hpp>
 
 #include <preduce/backend/batched_plan.hpp>
-#include <preduce/backend/cuda_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/launch.cuh>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/segments/check_and_split_segments.cuh>
