@@ -358,8 +358,8 @@ struct arg_reducer {
   //! of pairs, independent of a, and only the groups' bests are tested against a in order (the
   //! identity loses): a chain of W / 4 + 2 dependent compares instead of W, with the same
   //! instructions as a running fold (groups of 4, not one tree of W: one tree of 16 one-byte
-  //! elements spilled 104 bytes at 32 registers). On an H200 (f32 argmax, graph timer, probe of
-  //! 2026-11-22) 2^24 24.04 -> 22.12 us, 2^26 70.5 -> 66.7, 2^28 245.4 -> 240.8.
+  //! elements spilled 104 bytes at 32 registers).
+  //! Evidence: f32 argmax 2^24 24.04 -> 22.12 us on an H200 (docs/tuning/building-blocks.md#arg_reducer-fold).
   //! Seeded: `a` already holds an element (never the identity), so the identity test is skipped.
   template <int W, bool Seeded = false>
   PREDUCE_HD static acc_type fold(acc_type a, const T (&x)[W], std::uint64_t first) {

@@ -69,7 +69,7 @@ struct engine {
     enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, portable::compiled_options(o));
   }
 
-  //! sink(t, the partial of line t) (device_partial_lines.cuh).
+  //! sink(t, the partial of line t) (distributed/partial_lines.cuh).
   template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
                             std::size_t line_step, std::size_t element_step, const Sink& sink) {
@@ -80,7 +80,7 @@ struct engine {
     enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink);
   }
 
-  //! step(t) for every t < count (device_for_each.cuh).
+  //! step(t) for every t < count (distributed/for_each.cuh).
   template <class Step>
   static void for_each(const queue& q, std::size_t count, const Step& step) {
     if (count == 0) return;

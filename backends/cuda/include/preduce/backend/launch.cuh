@@ -31,13 +31,10 @@ namespace backend {
 //! exited), then waits until the grid before it has finished and its writes are visible. Both are
 //! no-ops for an ordinary launch and on devices before compute capability 9.0. Letting the next
 //! grid launch before the wait, not after it, starts its launch while this grid still waits for the
-//! one before: H200, reduce_segments over the bench's heavy-tailed layouts, f32, a graph of 64
-//! calls, us a call, sum / argmax (probe of 2026-11-27; CUB's DeviceSegmentedReduce 1.40 / 1.50 and
-//! 1.82 / 2.00 in the same run): 2^10 without overlap 1.59 / 1.70, wait first 1.30 / 1.43, allow
-//! first 1.20 / 1.34; 2^12 2.01 / 2.22, 1.73 / 1.95, 1.60 / 1.81; 2^16 2.98 / 3.74, 2.53 / 3.55,
-//! 2.51 / 3.52; from 2^18 (10.8 / 12.2 us) the three agree within 0.1 us. At 2^28 the early start
-//! made the columns kernel up to 1.3% slower and the segments' merge path up to 38%, and those two
-//! wait without it (wait_for_prior_grid).
+//! one before: faster on small inputs, the same from 2^18 elements up. At 2^28 the early start made
+//! the columns kernel and the segments' merge path slower, and those two wait without it
+//! (wait_for_prior_grid; docs/tuning/building-blocks.md#begin_after_prior_grid).
+//! Evidence: H200 segment sums at 2^10, no overlap 1.59 us, wait first 1.30, launch first 1.20.
 //! No grid waits on one launched after it, and the next grid launches only once all of this one's
 //! blocks have started, so the blocks waiting here never hold a place a block of an earlier grid
 //! still needs.
@@ -49,19 +46,12 @@ __device__ __forceinline__ void begin_after_prior_grid() {
 }
 
 //! begin_after_prior_grid without letting the next grid launch early: that happens as this grid's
-//! blocks exit. For reduce_segments_kernel (its evidence there) and reduce_columns_kernel, which
-//! letting the next grid launch at their start made slower on large inputs (why was not
-//! measured; the next grid's blocks then wait on the SMs, as many as there is room for, while
-//! this one still streams). Columns: f32, 2^28 elements, a graph of 8
-//! calls, us a call, three runs of each form interleaved (probes of 2026-11-27), next grid allowed
-//! at the start -> as blocks exit. H100: argmax over columns of 32 435.9-437.1 -> 434.3-434.4, of
-//! 256 363.4-364.1 -> 363.0-363.4, of 4096 360.2-361.0 -> 357.0-358.0; sums over columns of 4096
-//! 350.3-351.0 -> 348.5-348.8, of 32 and 256 within 0.3%. H200 (the two forms): argmax over columns
-//! of 4096 252.4-253.7 -> 249.6-251.2, sums 244.1-245.2 -> 240.9-241.7; columns of 32 and 256
-//! within 0.3% (argmax of 32: 318.3-320.0 -> 317.8-319.2). The other kernels keep
-//! begin_after_prior_grid: in the same H100 runs the whole-array sum was faster with it (342.0
-//! against 342.6-343.4), and argmax over rows of 4096 and sums over rows of 32 took the same time
-//! either way (within 0.2%); on the H200 all three were within 0.3% either way.
+//! blocks exit. For reduce_segments_kernel and reduce_columns_kernel, which letting the next grid
+//! launch at their start made slower on large inputs (why was not measured; the next grid's
+//! blocks then wait on the SMs, as many as there is room for, while this one still streams). The
+//! other kernels keep begin_after_prior_grid: with it they were as fast or faster
+//! (docs/tuning/building-blocks.md#wait_for_prior_grid).
+//! Evidence: H200 argmax over columns of 4096 at 2^28, 252.4-253.7 -> 249.6-251.2 us.
 __device__ __forceinline__ void wait_for_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");

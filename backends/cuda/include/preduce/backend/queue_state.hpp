@@ -38,8 +38,8 @@ struct control_block {
   alignas(16) unsigned char atomic_slot[16];  //!< the atomic kernels' accumulator (identity: zero bits)
 };
 
-//! 8-byte elements in a block's publication slot (device_reduce.cuh, publish_partial): room
-//! for a partial of up to four 32-bit words, each with its ready flag.
+//! 8-byte elements in a block's publication slot (block/partial_publication.cuh,
+//! publish_partial): room for a partial of up to four 32-bit words, each with its ready flag.
 constexpr unsigned partial_slot_elements = 4;
 
 }  // namespace backend

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce cuda: the tuning table, as data. One policy struct per kernel family, one entry per
 // architecture; beside each value, the docs/tuning/<family>.md section holding the measurements
-// that chose it. How launches are planned from these values: whole_plan.hpp, batched_plan.hpp.
+// that chose it. How launches are planned from these values: whole/whole_plan.hpp, batched_plan.hpp.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 namespace preduce {
 namespace backend {
 
-//! The whole-array kernel (device_reduce.cuh).
+//! The whole-array kernel (whole/reduce_whole.cuh).
 struct whole_policy {
   int block_threads;  //!< threads per block of the whole-array kernel
   int blocks_per_sm;  //!< most blocks per SM of a whole-array grid (one wave)

@@ -5,12 +5,11 @@
 // binned accumulator both resolve to the exact block merge below.
 //
 // Merging binned accumulators pairwise (renormalizing both, aligning levels) at every step of
-// the warp-and-slot tree took 5 to 15 us for one 256-thread block on an H200, over 20 us of a
-// 2^28 f32 sum's 300 (clock stamps in the kernel, git f321859). Instead every thread raises its
+// the warp-and-slot tree took 5 to 15 us for one 256-thread block. Instead every thread raises its
 // accumulator to the block's highest level and renormalizes it, and the block adds the bins'
 // integer counts (portable::binned::lattice_counts, exact in int64 for 2^12 threads) with integer
-// shuffles: the 2^28 f32 sum fell from 301.6 to 278.3 us in preduce-bench (graph timer, git
-// 381ef61). Merge order does not matter (binned merges are exact), only the finalized bits.
+// shuffles. Merge order does not matter (binned merges are exact), only the finalized bits.
+// Evidence: 2^28 f32 sum 301.6 -> 278.3 us on an H200 (docs/tuning/building-blocks.md#block_merge).
 #pragma once
 
 #include <cstdint>

@@ -61,12 +61,9 @@ __host__ __device__ constexpr bool publishes_words() { return packed_words<Acc>:
 //! (slots + b * partial_slot_elements; an 8-byte access is single-copy atomic, so the collector
 //! sees each word with its own flag or not at all). A partial that does not fit is stored to
 //! partials[b] and flagged with a release store of 1 to the slot's first element.
-//! Evidence (H200, probe of 2026-11-22, graph of 64 calls over rotating copies, us per call, single
-//! flag after a release store of the partial -> flagged words): f64 sum 2^14 3.50 -> 2.98,
-//! 2^20 6.36 -> 5.23; f32 argmax 2^14 4.83 -> 4.29, 2^20 6.69 -> 5.68; f32 minmax 2^14 5.18 ->
-//! 4.60. One 16-byte vector store of the words with a single flag word is as fast but not
-//! atomic: 171 of 16384 launches of an f32 sum at 2^20 read a flagged slot with a stale word
-//! (flagged words: 0 of 16384 for f32 and f64 sum, argmax and minmax at 2^16..2^20).
+//! Faster than a single flag after a release store of the partial; one 16-byte vector store of the
+//! words with a single flag word is as fast but not atomic (a collector read stale words).
+//! Evidence: f64 sum 2^20, single flag 6.36 us, flagged words 5.23 (docs/tuning/whole.md#publish_partial).
 template <class Acc>
 __device__ __forceinline__ void publish_partial(const Acc& a, unsigned b, Acc* partials, unsigned long long* slots) {
   unsigned long long* slot = slots + std::uint64_t(b) * partial_slot_elements;
@@ -118,9 +115,8 @@ __device__ __forceinline__ void collect_published(const unsigned (&b)[K], unsign
 }
 
 //! The collector's side of publish_partial: waits until block b's partial is published, takes
-//! it and clears the slot for the next launch. (Through collect_published since git beb97f7:
-//! the sm_90 machine code of the whole-array, segment and small segment kernels that call it
-//! is byte for byte what it was.)
+//! it and clears the slot for the next launch. Through collect_published, which left the sm_90
+//! machine code of its callers byte for byte as it was (docs/tuning/whole.md#collect_partial).
 template <class Acc>
 __device__ __forceinline__ Acc collect_partial(unsigned b, const Acc* partials, unsigned long long* slots) {
   if constexpr (publishes_words<Acc>()) {

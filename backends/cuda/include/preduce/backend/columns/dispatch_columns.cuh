@@ -117,16 +117,10 @@ inline bool plan_small_columns(std::uint64_t rows, std::uint64_t cols, std::uint
 //! columns, at least 1 and at most the row steps / column_min_steps; k >= 8: a block of 8 warps
 //! per column tile and k / 8 row splits; k < 8: 8 / 2^floor(log2 k) warp columns per block,
 //! one split. A plan_small_columns plan over 16-byte loads (Vector) whose indices fit 31 bits
-//! runs reduce_small_columns_kernel (until git cc83403 a Small template flag of this kernel;
-//! figures of the move beside that kernel). H100 probe of 2026-11-25 (f32, the small plans, graph
-//! of 64 calls, us, this kernel -> a copy of it with one tile a block and no split code -> that with
-//! 32-bit indices): sums over columns of 32 at 2^10 / 2^16 2.11 / 2.15 -> 1.81 / 1.88 -> 1.73 /
-//! 1.80, over columns of 256 at 2^10 / 2^16 2.20 / 2.61 -> 1.90 / 2.37 -> 1.76 / 2.28, over
-//! columns of 4096 at 2^14 / 2^20 3.03 / 5.94 -> 2.85 / 5.70 -> 2.67 / 5.62; argmax over
-//! columns of 32 at 2^10 / 2^16 2.04 / 2.25 -> 1.69 / 1.90 -> 1.60 / 1.80, over columns of 256
-//! at 2^10 / 2^16 2.53 / 3.16 -> 2.19 / 2.82 -> 1.99 / 2.61, over columns of 4096 at 2^14 /
-//! 2^20 5.34 / 7.79 -> 5.18 / 8.48 -> 4.70 / 7.34 (an empty kernel: 0.82). Only 16-byte loads
-//! have the small kernel (compile time: the element-by-element instantiation is for odd shapes).
+//! runs reduce_small_columns_kernel (formerly a Small template flag of this kernel): one tile a
+//! block, no split code and 32-bit indices made the small plans faster. Only 16-byte loads have
+//! the small kernel (compile time: the element-by-element instantiation is for odd shapes).
+//! Evidence: argmax over columns of 32 at 2^10 2.04 -> 1.60 us (docs/tuning/columns.md#launch_columns).
 template <bool Vector, class Reducer, class Source>
 void launch_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t rows, std::uint64_t cols,
                     typename Reducer::result_type* out, std::uint64_t out_stride, options o) {

@@ -22,15 +22,9 @@ namespace backend {
 //! reduce_columns_kernel<argmax, f32, 16-byte loads> at its 64 registers, and the spill sat in
 //! that round: the first row's vector went to local memory as soon as it was loaded, so the lane
 //! waited out that load before issuing the round's last loads. Peeled: no spill (and 98 registers
-//! instead of 108 for the deep f32 sum kernel). H200, f32, 2^28 elements, a graph of 8 calls, us
-//! a call, three runs of each interleaved (probe of 2026-11-27), argmax over columns of 32 / 256 /
-//! 4096 316.0-317.6 / 252.2-253.1 / 244.0-246.8 -> 305.3-305.6 / 245.6-246.6 / 240.7-241.0; sums
-//! within 0.5%. (A bisection found the spill grew with fold_splits' call and warp_reduce_each's
-//! interleaved steps; git ce34713's kernel, before both, ran argmax over columns of 32 at
-//! 304.3-305.1 us in such a run.) The element-by-element loads keep the predicated first round:
-//! peeled too, they spilled more (bf16 argmax 28 -> 48 bytes) and argmax over unaligned columns of
-//! 32 / 4096 took 311.5-312.7 / 249.4-250.5 -> 316.1-316.8 / 251.5-251.8 us; as they are, the same
-//! as before.
+//! instead of 108 for the deep f32 sum kernel). The element-by-element loads keep the predicated
+//! first round: peeled too, they spilled more and were slower (docs/tuning/columns.md#fold_column_rows).
+//! Evidence: H200 argmax over columns of 32 at 2^28, 316.0-317.6 -> 305.3-305.6 us.
 template <bool Vector, int U = column_rows_in_flight, class Reducer, class Source, class I, int C>
 __device__ __forceinline__ void fold_column_rows(const Reducer& red, const Source& src, typename Reducer::acc_type (&a)[C], I at, I r,
                                                  I left, I stride, I step, unsigned valid) {

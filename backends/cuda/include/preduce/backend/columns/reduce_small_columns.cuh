@@ -47,13 +47,11 @@ __device__ __forceinline__ void strided_extreme_words(Word (&x)[N], unsigned lan
 //! index's value from the group that folded its row: row r of the tile was folded by row group
 //! (r >> side_log2) & (Groups - 1) (the kernel's row order: a split's rows are whole steps of
 //! all its groups, so splits keep it). A column's
-//! Groups ranks and indices are loaded before any is compared (ptxas interleaves the columns).
-//! H200 probe of 2026-11-26 (f32 argmax, us, 4096 rows x 4 / 16 / 64 columns, 8 groups): this
-//! 3.14 / 3.47 / 5.42; the groups a run-time count, loads under `g < groups` (a branch around
-//! each) 3.87 / 4.02 / 6.05; all 8 groups loaded whatever the plan (unused ones re-reading group
-//! 0) 3.27 / 3.57 / 5.46, but 2.08 against 1.81 us over 256 rows x 4 (2 groups); a rank and
-//! index packed in one key struct 3.67 / 3.97 / 5.97; all C * Groups loaded in one loop first:
-//! 56 bytes spilled.
+//! Groups ranks and indices are loaded before any is compared (ptxas interleaves the columns):
+//! faster than loads under a run-time group count, than all 8 groups loaded whatever the plan,
+//! or than a packed key struct; all C * Groups loaded in one loop first spilled
+//! (docs/tuning/columns.md#store_best_column_args).
+//! Evidence: f32 argmax 4096 rows x 64 columns 5.42 us, under `g < groups` 6.05.
 template <unsigned Groups, int C, class Reducer, class Word, class V, unsigned Warps, class Sink>
 __device__ __forceinline__ void store_best_column_args(const Reducer& red, const Word (&best)[C][Warps][warp_threads],
                                                        const std::uint32_t (&first)[C][Warps][warp_threads],
@@ -93,10 +91,8 @@ __device__ __forceinline__ void store_best_column_args(const Reducer& red, const
 //! Requires: every thread of the block calls it; BlockThreads == 256; lanes_log2 and
 //! across_log2 the launch's plan; writer as in the kernel.
 //! Against the small plans' tree (the lanes' shuffle tree, then the warp groups through shared
-//! memory), H200 probe of 2026-11-26 (f32 argmax, graph of 64 calls, us, the same plans):
-//! 4096 rows x 4 / 16 / 64 columns 3.82 / 4.10 / 6.09 -> 3.14 / 3.47 / 5.42 (CUB 3.73 / 3.89 /
-//! 4.95), 256 rows x 4 / 16 / 64 / 256 1.92 / 2.23 / 2.56 / 2.61 -> 1.81 / 2.07 / 2.38 / 2.43,
-//! 32 rows x 32 (one group) 1.56 -> 1.59.
+//! memory): faster with several warp groups, about the same with one.
+//! Evidence: f32 argmax 4096 rows x 4 columns 3.82 -> 3.14 us (docs/tuning/columns.md#store_column_args).
 template <int BlockThreads, int C, class Reducer, class V, class Sink>
 __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<V> (&a)[C], unsigned lanes_log2, unsigned across_log2,
                                                   bool writer, std::uint32_t c0, std::uint32_t cols, const Sink& sink,
@@ -148,16 +144,12 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
 
 //! Columns of a small input (plan_small_columns' plan over 16-byte loads), one column tile a
 //! block, with 32-bit indices and only the parameters it reads: reduce_columns_kernel's rows,
-//! order and results for one split, without its item loop and split code. Against
-//! reduce_columns_kernel's Small form (until git cc83403 a template flag of that kernel, with its
-//! partials, counters and item loop), H200 probe of 2026-11-26 (f32, graph of 64 calls, us, the
-//! same plans): sums over 256 rows x 4 / 16 / 64 / 256 columns 1.41 / 1.63 / 1.72 / 1.80 -> 1.36
-//! / 1.58 / 1.66 / 1.75, over 32 x 32 / 128 1.38 / 1.52 -> 1.33 / 1.46, over 4096 x 4 / 16 / 64
-//! 2.30 / 2.81 / 4.89 -> 2.25 / 2.75 / 4.88; argmax over 256 rows 1.84 / 1.93 / 2.06 / 2.13 ->
-//! 1.77 / 1.86 / 1.95 / 2.03, over 32 x 32 / 128 1.60 / 1.67 -> 1.52 / 1.58, over 4096 rows 3.14
-//! / 3.46 / 5.48 -> 3.08 / 3.27 / 5.27. The plan comes as the struct: given lanes_log2 and
+//! order and results for one split, without its item loop and split code: faster than
+//! reduce_columns_kernel's Small form (formerly a template flag of that kernel, with its
+//! partials, counters and item loop). The plan comes as the struct: given lanes_log2 and
 //! across_log2 as two scalar parameters, NVVM recomputed each load's address from the
-//! parameters, and the sums ran no faster than the Small form (1.40 / 1.62 / 1.71 / 1.80).
+//! parameters, and the sums ran no faster than the Small form.
+//! Evidence: argmax 4096 rows x 16 columns 3.46 -> 3.27 us (docs/tuning/columns.md#reduce_small_columns_kernel).
 //! Requires: blockDim.x == BlockThreads == 256; gridDim.x == p.tiles * splits, splits = 1, or
 //! 2^column_arg_splits_log2 with Split (only p.lanes_log2 and p.across_log2 are read); Split
 //! only for arg reducers, with tile width (across * lanes * C) <= BlockThreads,
@@ -175,8 +167,7 @@ __device__ __forceinline__ void store_column_args(const Reducer& red, const arg<
 //! result); others the side rows of a warp (strided_reduce_each), then a tree over the warp
 //! groups through shared memory, group g taking g + half for half = groups / 2, ..., 1.
 //! Split is a template flag: with the splits a run-time count (p.splits), the unsplit arg plans
-//! ran 3-7% slower (H100 probe of 2026-11-26, f32 argmax, graph of 64 calls, us: 256 rows x 4 /
-//! 16 / 64 columns 1.85 / 1.90 / 1.95 -> 2.00 / 2.03 / 2.09, 2048 x 64 3.62 -> 3.79).
+//! ran 3-7% slower (same section of docs/tuning/columns.md).
 //! Writes: out[c * out_stride] = finalize(column c) for each column c < cols of the block's tile.
 template <int BlockThreads, int RowsInFlight, bool Split, class Reducer, class Source>
 __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_flight ? column_deep_min_blocks
@@ -247,10 +238,9 @@ __global__ void __launch_bounds__(BlockThreads, RowsInFlight > column_rows_in_fl
     if (side > 1) strided_reduce_each(red, a, lanes, w);
     // A tree over the groups: at each level the upper half of the groups still holding partials
     // passes them to the lower half (group g takes g + half). A level writes only slots that no
-    // earlier level read. Against group 0 folding the others in turn, H100 probes of 2026-11-25
-    // (two machines, graph of 64 calls, us, f32, 8 groups): argmax over columns of 4096 at 2^14 /
-    // 2^16 / 2^18 / 2^20 4.71 / 5.40 / 6.91 / 7.21 -> 3.92 / 4.36 / 5.99 / 6.36, sums 2.39 / 3.33 /
-    // 4.96 / 5.18 -> 2.36 / 3.05 / 4.81 / 5.07; sums over columns of 256 at 2^12 1.75 -> 1.68.
+    // earlier level read. Faster than group 0 folding the others in turn
+    // (docs/tuning/columns.md#reduce_small_columns_kernel-group-tree).
+    // Evidence: H100 argmax over columns of 4096 at 2^16, 5.40 -> 4.36 us.
 #pragma unroll
     for (unsigned half = block_warps / 2; half > 0; half /= 2) {
       if (half >= groups) continue;  // block-uniform

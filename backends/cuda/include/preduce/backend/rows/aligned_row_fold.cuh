@@ -38,12 +38,9 @@ __device__ __forceinline__ typename Reducer::acc_type fold_row_round(const Reduc
 //! vectors_in_flight of them loaded before any is folded, the last round predicated rather than finished one vector at a
 //! time, so that a row's last vectors are in flight together. Whole rounds run unpredicated: with
 //! every round predicated, ptxas gave the f32 argmax kernel 74 registers (3 blocks per SM), now
-//! 59 (4 blocks). H200, f32 argmax rows of 4096 at 2^28 (preduce-bench --batched, 2026-11-22):
-//! 251.1 -> 243.3 us, CUB 235.8 in both runs. Forcing 4 or 5 blocks on the predicated loop through
-//! launch bounds spilled (48 / 160 bytes) and was slower: 271.2 / 281.0 us. Also slower: loading
-//! the warp's next row's first round before this row's warp reduction, so no warp waits between
-//! rows with nothing in flight (64 registers; kernel timed alone, probe of 2026-11-22, argmax rows
-//! of 2048 / 4096 / 16384: 252.9 / 247.0 / 244.4 -> 296.5 / 289.5 / 286.8 us).
+//! 59 (4 blocks). Forcing 4 or 5 blocks on the predicated loop spilled and was slower, and so was
+//! loading the warp's next row's first round before this row's warp reduction.
+//! Evidence: f32 argmax rows of 4096 at 2^28 251.1 -> 243.3 us (docs/tuning/rows.md#fold_aligned_row).
 //! Requires: chunk_loader<Source> vectorized and usable. Lifts element first + i with index i.
 template <unsigned Threads, class Reducer, class Source>
 __device__ __forceinline__ typename Reducer::acc_type fold_aligned_row(const Reducer& red, const Source& src, std::uint64_t first,

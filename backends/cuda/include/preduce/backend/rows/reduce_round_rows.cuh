@@ -25,18 +25,10 @@ __host__ __device__ constexpr std::uint64_t round_row_vectors() {
 
 //! Few aligned rows of exactly one round of a block each (items = round_row_vectors vectors): block
 //! b folds row b, thread t its vectors t, t + BlockThreads, ..., all loaded before any is folded
-//! and none predicated, then the block reduces (block_reduce, `automatic`). Evidence (H200, graph
-//! timer, probe of 2026-11-26, rows of 4096 f32 at 2^12 / 2^14 / 2^16 / 2^18 / 2^20 / 2^22, us; CUB
-//! in the same run 1.39 / 1.43 / 1.56 / 2.00 / 2.78 / 5.53 for sums, 1.88 / 1.93 / 2.08 / 2.85 /
-//! 3.44 / 6.31 for argmax): this kernel's shape 1.18 / 1.21 / 1.34 / 1.77 / 2.56 / 5.33 and 1.47 /
-//! 1.51 / 1.61 / 2.01 / 2.85 / 5.84; the tile kernel (the path before) 1.75 / 1.78 / 1.88 / 2.47 /
-//! 3.31 / 6.06 (sums, another H200 run: CUB 1.60 / 1.61 / 1.76 / 2.35 / 3.16 / 5.94). The same fold
-//! with predicated loads (what fold_share does below one round, as in the one-block whole-array
-//! kernel) ran from as fast to 0.4 us slower, depending on how ptxas reused the first load's
-//! registers: for some reducers and kernel signatures it put the first fold between the first and
-//! second loads (SASS of f32 sums), so the block waited a memory round trip with three loads
-//! unissued (sums at 2^18: 2.25 us). A block of 4 or 8 warps a row through
-//! reduce_rows_by_group_kernel: 1.55 / 1.41 us at 2^12.
+//! and none predicated, then the block reduces (block_reduce, `automatic`). Faster than the tile
+//! kernel (the path before) and than 4 or 8 warps a row through reduce_rows_by_group_kernel;
+//! predicated loads were as fast to 0.4 us slower, depending on where ptxas put the first fold.
+//! Evidence: sums over rows of 4096 at 2^12 1.75 -> 1.18 us (docs/tuning/rows.md#reduce_round_rows_kernel).
 //! Requires: blockDim.x == BlockThreads; gridDim.x == rows; chunk_loader<Source> vectorized and
 //! rows_aligned(src, cols); cols / width == round_row_vectors<BlockThreads, Source>().
 //! Writes: out[b * out_stride] = finalize(row b's reduction) from thread 0. Lifts element (b, c)

@@ -19,15 +19,10 @@ namespace backend {
 //! one past n) for each i of this thread's (i = threadIdx.x, + BlockThreads, ...), and returns the
 //! first of those i at which offset_breaks would hold, or ~0u. All of a thread's offsets are loaded
 //! before any is visited, in as few slots as the count needs (1, 2, 4 or all): every slot costs
-//! each thread its predicated loads, issued or not. H100 probe of 2026-11-27 (the bench's
-//! heavy-tailed layouts, f32, graph of 64 calls, us, plus / argmax, kernels launched to overlap:
-//! launch.cuh), slots 1, 4, 16 -> 1, 2, 4, 16, two runs in one call: 2^14 (351 offsets, blocks of
-//! 256) 1.92 / 2.21 -> 1.88 / 2.21 and 1.91 / 2.21 -> 1.88 / 2.19; 2^15 (730 offsets, blocks of
-//! 512) 2.26 / 2.80 -> 2.22 / 2.76 and 2.25 / 2.80 -> 2.21 / 2.75; 2^16 2.77 / 3.58 -> 2.71 / 3.47
-//! and 2.77 / 3.60 -> 2.68 / 3.46; 2^10 - 2^13 up to 0.03 slower (an earlier call). Checking only
-//! the first slot's offsets (not a check: a bound on what the slots cost) took 2^14 to 1.85 / 2.14
-//! and 2^15 to 2.15 / 2.71. Requires: blockDim.x == BlockThreads; segments < small_segment_offsets;
-//! every thread of the block calls it (issued may hold a barrier).
+//! each thread its predicated loads, issued or not (docs/tuning/segments.md#check_offsets_here).
+//! Evidence: H100 heavy-tailed argmax at 2^16, slots 1, 4, 16 -> 1, 2, 4, 16: 3.58 -> 3.47 us.
+//! Requires: blockDim.x == BlockThreads; segments < small_segment_offsets; every thread of the
+//! block calls it (issued may hold a barrier).
 template <int BlockThreads, class Issued, class Visit>
 __device__ __forceinline__ std::uint32_t check_offsets_here(const offset_reader& off, std::uint64_t n, std::uint32_t segments,
                                                             Issued&& issued, Visit&& visit) {

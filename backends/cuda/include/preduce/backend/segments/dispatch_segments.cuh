@@ -116,16 +116,10 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     std::uint64_t* starts = reinterpret_cast<std::uint64_t*>(pieces + 2 * warps);
     unsigned* counters = s.zeroed_counters(warps);
     // A grid of many waves (grid_for's), each thread's offsets loaded at once (evidence beside
-    // segment_check_offsets_in_flight), and at least a warp for each search (warps + 1 of them).
+    // segment_check_offsets_in_flight), and at least a warp for each search (warps + 1 of them):
     // grid_for's grid alone (24 blocks at 2^18, 90 at 2^20) had a warp run up to six searches one
-    // after another: preduce-bench's heavy-tailed sums at 2^18 / 2^20 took 11.1 / 12.8 us at git
-    // f37e5cd and 14.0 / 15.5 at df25fd0 (argmax 12.4 / 18.1 -> 15.3 / 21.2; H200). Probe of
-    // 2026-11-27 (H200, the library's segment path, heavy-tailed f32, a graph of 8 calls, us a
-    // call, plus / argmax; f37e5cd's kernels, df25fd0's, this): 2^18 9.66-9.77 / 11.12-11.19,
-    // 13.44 / 14.85, 9.99-10.10 / 11.86-12.00; 2^20 11.70-12.01 / 17.18-17.39, 14.38 / 19.92,
-    // 11.46-11.57 / 17.14-17.27; 2^22 15.65 / 20.58, 15.78 / 19.53, 15.17 / 18.96. At 2^18 the
-    // merge path also letting the next grid launch at its start (as before df25fd0) left it at
-    // 10.18-10.21 / 12.02-12.04.
+    // after another.
+    // Evidence: heavy-tailed sums at 2^18 13.44 -> 9.99-10.10 us (docs/tuning/segments.md#enqueue_segments).
     const unsigned check_for = grid_for(s.sm_count, s.cc_major, segments + 1, block_threads);
     const unsigned check_grid = check_for > grid ? check_for : grid + 1;
     launch(s, check_and_split_segments_kernel<block_threads, Off>, check_grid, block_threads, "reduce_segments: launching the offset check",

@@ -68,11 +68,10 @@ __device__ __forceinline__ void walk_staged_run(const staged_array<T, Skew> (&at
 //! element k0 + i lifted with index i, into the identity (walk_staged_run). Arg reducers keep the
 //! best value and its index in 32 bits (a stage holds fewer than 2^32 elements), a later
 //! element winning only when strictly better: a `better` test and two selects an element, where
-//! the 64-bit accumulator's fold took a third for the index's high word. H200, heavy-tailed f32
-//! segments at 2^28 (the bench's layout), a graph of 8 calls, us a call (probe of 2026-11-27):
-//! argmax 365.4-366.1 -> 353.0-353.7. Also measured: a test of NaN only in the element (`v` is
-//! NaN or beats `best`, which keeps the last NaN) and a search for the first NaN where the best
-//! is one: 355.3-356.3.
+//! the 64-bit accumulator's fold took a third for the index's high word. A test of NaN only in
+//! the element, with a search for the first NaN where the best is one, was slower
+//! (docs/tuning/segments.md#fold_staged_run).
+//! Evidence: H200 heavy-tailed argmax at 2^28, 365.4-366.1 -> 353.0-353.7 us.
 template <class Reducer, class Source, class T, int Skew, int Arrays>
 __device__ __forceinline__ typename Reducer::acc_type fold_staged_run(const Reducer& red, const Source& src,
                                                                       const staged_array<T, Skew> (&at)[Arrays], unsigned k0,
@@ -189,11 +188,9 @@ __global__ void __launch_bounds__(BlockThreads, segment_blocks_per_sm)
                            unsigned* counters, typename Reducer::result_type* out, std::uint64_t out_stride,
                            const device_status* status, const std::uint64_t* starts, warp_algorithm w) {
   // The next grid launches as this one's blocks exit, not at its start: where that was the next
-  // call's check_and_split_segments_kernel, equal segments of 3000 f32 elements at 2^28 (a
-  // graph of 8 calls, us a call, plus / argmax; H200, probe of 2026-11-27) took 319.2 / 381.7
-  // against 265.1 / 276.2 (and 264.2 / 275.2 with the portable check, an ordinary launch, before
-  // it); why was not measured. The heavy-tailed layout 328.2 / 353.2 -> 330.6 / 350.6, equal
-  // segments of 100 316.4 / 409.4 -> 315.9 / 408.4.
+  // call's check_and_split_segments_kernel, equal segments of 3000 elements ran up to 38%
+  // slower; why was not measured.
+  // Evidence: f32 argmax, segments of 3000 at 2^28, 381.7 -> 276.2 us (docs/tuning/segments.md#reduce_segments_kernel).
   wait_for_prior_grid();
   w = portable::compiled_warp(w);
   using Acc = typename Reducer::acc_type;

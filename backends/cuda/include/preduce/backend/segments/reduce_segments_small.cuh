@@ -109,8 +109,9 @@ __global__ void __launch_bounds__(BlockThreads)
     at[i] = std::uint32_t(v <= n ? v : n + 1);
   });
   // The same verdict as reduce_short_segments_kernel's check_passed, written out in each: one
-  // __forceinline__ helper for both (git b30c675) changed the short kernel's PTX well beyond
-  // the call sites (the arg folds' loops laid out anew) with no timing to say it was harmless.
+  // __forceinline__ helper for both changed the short kernel's PTX well beyond the call sites
+  // (the arg folds' loops laid out anew) with no timing to say it was harmless
+  // (docs/tuning/segments.md#reduce_segments_small_kernel).
   if (__syncthreads_or(bad != ~0u)) {  // block-uniform
     atomicMin(&first_bad, bad);
     __syncthreads();

@@ -160,12 +160,10 @@ __global__ void __launch_bounds__(BlockThreads)
     if (!check_passed(bad)) return;
     // Elements k = k0, k0 + stride, ... below `length` of a segment, v[i] holding element k0 +
     // i stride, folded in order, each lifted with its position in the segment. A fold of one
-    // operation (a fused_op tag) is predicated over all LaneItems slots; a longer one (arg,
-    // minmax, moments, ...) leaves the loop at the lane's first slot past the segment, H100 probe
-    // of 2026-11-26 (f32 argmax, heavy-tailed layouts, graph of 64 calls, us, 2^10 .. 2^15):
-    // 1.85 / 1.88 / 2.62 / 2.67 / 2.75 / 3.62 -> 1.70 / 1.82 / 2.43 / 2.52 / 2.54 / 3.31; the
-    // same for sums made 2^11 and 2^14 slower (1.63 / 2.21 -> 1.73 / 2.30), and leaving the
-    // element loads' loop too (by lane, or where the whole warp is past the segment) was no faster.
+    // operation (a fused_op tag) is predicated over all LaneItems slots (for sums leaving early
+    // was slower); a longer one (arg, minmax, moments, ...) leaves the loop at the lane's first
+    // slot past the segment. Leaving the element loads' loop too was no faster.
+    // Evidence: H100 f32 argmax at 2^15, 3.62 -> 3.31 us (docs/tuning/segments.md#fold_strided).
     const auto fold_strided = [&](const E(&v)[LaneItems], std::uint32_t k0, std::uint32_t stride, std::uint32_t length) {
       Acc a = red.identity();
 #pragma unroll

@@ -60,7 +60,7 @@ __device__ __forceinline__ void store_word_kept(W* p, W w) {
 //! (l2_evict_first_policy), so they are not written back to memory in the middle of that input's
 //! stream (the next kernel often reads them): evict_last for results of 4 or 8 bytes aligned
 //! to their size and for arg<T> (its two words, as store_result writes them); others as
-//! store_result. Evidence beside reduce_rows_by_group_kernel.
+//! store_result. Evidence: docs/tuning/rows.md#reduce_rows_by_group_kernel.
 template <class R>
 __device__ __forceinline__ void store_result_kept(R* p, const R& r) {
   using W = std::conditional_t<sizeof(R) == 4, std::uint32_t, std::uint64_t>;

@@ -37,10 +37,8 @@ __host__ __device__ constexpr bool has_extreme_instruction() {
 //! Double under `propagate` keeps the portable combine: a branch-free form (min/max.f64, a NaN
 //! test, and an add that turns the result into NaN) was slower once the grid has two blocks or
 //! more, with the shuffle-tree warp reduction f64 maximum had then (it now takes redux.sync over
-//! ranks, warp_reduce.cuh). H200, graph timer, probe of 2026-11-22, us per call, f64 maximum at
-//! 2^14 / 2^18 / 2^20: in PTX (setp.nan, max.f64, predicated add) 3.85 / 5.52 / 6.42, in C++
-//! (fmax, a != a || b != b, a + b) 3.72 / 5.43 / 6.22; the portable combine 3.14 / 4.24 / 5.83
-//! in bench/results/h200-cuda-whole-ops.json as of git 1c2769d (CUB 2.7 / 3.6 / 5.1 in each run).
+//! ranks, warp_reduce.cuh; docs/tuning/building-blocks.md#extreme_combine).
+//! Evidence: f64 maximum 2^14, portable 3.14 us, branch-free 3.72-3.85 on an H200.
 template <class X, class V>
 __device__ __forceinline__ V extreme_combine(V a, V b) {
   using detail::fused_op;
@@ -70,9 +68,7 @@ struct minmax_parts<Reducer, std::void_t<typename Reducer::lo, typename Reducer:
 };
 
 //! red.combine(a, b), the same value computed as above for extreme and minmax reducers.
-//! Evidence (H200, probe of 2026-11-22, graph timer, us per call, portable combine -> this):
-//! f32 minmax 2^14 4.17 -> 2.74, 2^20 6.18 -> 4.15, 2^28 292.0 -> 238.9 (CUB 249.0 in an
-//! earlier run of the bench); f32 maximum 2^14 2.95 -> 2.38, 2^28 242.3 -> 238.7.
+//! Evidence: f32 minmax 2^28 292.0 -> 238.9 us on an H200 (docs/tuning/building-blocks.md#device_combine).
 template <class Reducer, class A>
 __device__ __forceinline__ A device_combine(const Reducer& red, const A& a, const A& b) {
   if constexpr (has_extreme_instruction<Reducer::fused, A>()) {

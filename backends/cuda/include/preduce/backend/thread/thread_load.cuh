@@ -26,9 +26,8 @@ __device__ __forceinline__ uint4 load_vector(const void* p) { return __ldg(stati
 //! for an input larger than the L2, which no later read can find there, so that its lines give
 //! way before those that will be read again (the results: store_result_kept). Only for such
 //! inputs: an input the L2 can hold keeps the plain load_vector, and the evict_normal policy is
-//! no substitute for it (rows of 4096 f32 at 2^28 through reduce_rows_by_group_kernel, argmax,
-//! H200, probe of 2026-11-27: 252.3-253.2 us under evict_normal against 231.0-231.2 under
-//! evict_first in one run; load_vector 234.5-234.6 in an earlier run whose CUB timings matched).
+//! no substitute for it (docs/tuning/building-blocks.md#l2_evict_first_policy).
+//! Evidence: H200 argmax over rows of 4096 f32 at 2^28, evict_normal 252.3 us, evict_first 231.0.
 __device__ __forceinline__ std::uint64_t l2_evict_first_policy() {
   std::uint64_t policy = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -200,10 +199,9 @@ void with_loadable(const Source& src, Launch&& launch) {
 //! (device_combine).
 //! Measured and not taken for arg reducers: folding values only (one min/max instruction an
 //! element), keeping the first index of the vector where the best last became strictly better,
-//! and reading that vector again at the end for its first tie (same results). H200, graph
-//! timer, probe of 2026-11-22, us per call, chunk fold -> values first: argmax f32 2^16 2.55 ->
-//! 2.64, 2^18 3.45 -> 3.55, 2^24 18.75 -> 19.40, 2^26 61.48 -> 64.06; f64 2^16 2.83 -> 3.01; i32
-//! 2^24 18.51 -> 19.27; only bf16 gained (2^24 13.05 -> 12.47, 2^28 124.4 -> 122.2).
+//! and reading that vector again at the end for its first tie (same results): slower except for
+//! bf16.
+//! Evidence: f32 argmax 2^26 61.48 -> 64.06 us on an H200 (docs/tuning/building-blocks.md#fold_chunk).
 template <class Reducer, class Acc, class E, int W>
 __device__ __forceinline__ Acc fold_chunk(const Reducer& red, Acc a, const E (&e)[W], std::uint64_t first) {
   if constexpr (detail::has_chunk_fold<Reducer, E, W>::value) {
@@ -254,30 +252,16 @@ __device__ __forceinline__ Acc fold_after_first(const Reducer& red, Acc a, const
 //! l, threads = groups * lanes), at most Unroll of them: every lane gets a share. With one group
 //! the two rules agree: lane l takes l, l + lanes, l + 2 lanes, ... The order is fixed by
 //! (items, groups, lanes), which makes results run_to_run deterministic.
-//! Evidence for tiles (whole-array kernel, 512 lanes a block, 4 16-byte vectors in flight;
-//! H200, graph timer, probe of 2026-11-22, us per call, grid-wide stripes -> tiles at the same
-//! grid): f64 plus 2^20 (264 blocks) 5.17 -> 4.40, 2^22 (528) 11.15 -> 10.37, 2^24 (528) 32.79 ->
-//! 32.46; f32 plus 2^20 (264) 3.64 -> 3.34, 2^22 (528) 6.58 -> 6.35, 2^24 (528) 17.98 -> 17.67;
-//! f64 maximum 2^22 (528) 11.89 -> 10.75 (CUB in the same runs: 4.89, 10.53, 33.68; 3.86, 7.08,
-//! 17.85; 10.71): a block's round reads one contiguous 32 KiB tile instead of four 8 KiB
-//! pieces a grid's stripe apart. preduce-bench, git b70de2a -> 1b36cc4 (the collector's
-//! reconvergence came with it, worth little at these sizes): f64 sum 2^22 12.12 -> 10.51 us
-//! (CUB 10.47), bf16 argmax 2^28 136.4 -> 124.9 us (87.8% -> 95.5% of the read ceiling).
-//! Exactly one round for all lanes takes the tiles too (one unpredicated tile a group): the
-//! whole-array grid gives every power-of-two size below its cap that shape, and the predicated
-//! stripe round cost f64 sum at 2^18 3.20 -> 4.38 us (probe). A whole number of tiles leaves
-//! no partial tile, and the group whose next index is `tiles` skips it: it once ran a round with
-//! every load predicated off, on the collector's critical path at mid sizes (preduce-bench
-//! --shapes whole, H200, git 1b36cc4 -> this, us, CUB in each run: f32 plus 2^14 2.30 (2.36)
-//! -> 2.09 (2.46), 2^16 2.37 (2.58) -> 2.19 (2.61); f32 maximum 2^14 2.22 (2.41) -> 2.00 (2.50);
-//! f64 plus 2^14 2.45 (2.54) -> 2.25 (2.51); i32 minimum 2^16 2.22 (2.52) -> 2.00 (2.55)).
+//! Tiles, not grid-wide stripes: a block's round reads one contiguous 32 KiB tile instead of
+//! four 8 KiB pieces a grid's stripe apart. Exactly one round for all lanes takes the tiles too
+//! (one unpredicated tile a group): the whole-array grid gives every power-of-two size below its
+//! cap that shape, and the predicated stripe round was slower. A whole number of tiles leaves no
+//! partial tile, and the group whose next index is `tiles` skips it: it once ran a round with
+//! every load predicated off, on the collector's critical path at mid sizes.
 //! Rounds > 0: the caller guarantees items <= Rounds * groups * lanes * Unroll, and the fold is
 //! exactly Rounds predicated stripe rounds, unrolled: no loop and no tile path, so a one-block
-//! kernel's code stays small. Its instructions are fetched once per launch, and the code size
-//! shows: H200, graph timer, probe of 2026-11-22, us per call at 2^12 (CUB in the same run), one
-//! block of 512 threads folding whole rounds in a loop and then the partial one -> one
-//! predicated round: f32 plus 1.40 -> 1.29 (1.26), i32 plus 1.31 -> 1.17 (1.19), f32 maximum
-//! 1.35 -> 1.22 (1.33), i32 maximum 1.24 -> 1.15 (1.20), bf16 plus 1.46 -> 1.39.
+//! kernel's code stays small (its instructions are fetched once per launch).
+//! Evidence: f64 plus 2^20, stripes 5.17 us, tiles 4.40 (the rest: docs/tuning/building-blocks.md#fold_items).
 template <int Unroll, class Item, int Rounds = 0, class Acc, class Load, class Fold>
 __device__ __forceinline__ Acc fold_items(Acc a, std::uint64_t items, unsigned group, unsigned groups, unsigned lane, unsigned lanes,
                                           Load load, Fold fold) {

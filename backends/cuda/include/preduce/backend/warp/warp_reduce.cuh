@@ -23,9 +23,9 @@ constexpr unsigned full_warp_mask = 0xffffffffu;
 // ---------------------------------------------------------------------------------------------
 
 //! A trivially copyable T as the 32-bit words that move it between lanes (shfl_words) and
-//! between blocks (device_reduce.cuh, publish_partial): its bytes, or for an arg accumulator its
-//! value's words and its index's two, without the padding between them (3 words for arg<float>
-//! instead of 4).
+//! between blocks (block/partial_publication.cuh, publish_partial): its bytes, or for an arg
+//! accumulator its value's words and its index's two, without the padding between them (3 words
+//! for arg<float> instead of 4).
 template <class T>
 struct packed_words {
   static_assert(std::is_trivially_copyable<T>::value, "packed accumulators must be trivially copyable");
@@ -212,13 +212,9 @@ __host__ __device__ constexpr bool has_fused_shuffle() {
 }
 
 //! Whether a tree reduction under `w` fuses its steps (where has_fused_shuffle holds): only when
-//! asked for. `automatic` takes the plain shuffle tree, which measured faster on an H200 (graph
-//! timer, probe of 2026-11-22, same build, us per call at 2^14 / 2^16 / 2^18 / 2^20 / 2^22,
-//! --warp fused_shuffle -> automatic): f32 plus 2.52 / 2.59 / 3.17 / 3.96 / 6.78 -> 2.48 / 2.54 /
-//! 3.11 / 3.95 / 6.68; f64 plus 2.94 / 3.16 / 4.04 / 5.35 / 12.06 -> 2.85 / 3.10 / 3.87 / 5.26 /
-//! 11.94; bf16 dot 2.22 / 3.23 / 3.69 / 5.23 / 7.15 -> 2.17 / 3.20 / 3.68 / 5.18 / 7.04; equal
-//! within 0.7% from 2^24 up, and f32 plus over rows, columns and segments at 2^26 equal within
-//! 0.7% (ctest 276/276 with it). bench/results/h200-cuda-sums-warp-{automatic,fused}.json.
+//! asked for. `automatic` takes the plain shuffle tree, which measured as fast as the fused one
+//! or faster (equal within 0.7% from 2^24 up, and over rows, columns and segments).
+//! Evidence: f64 plus 2^20 fused 5.35 us, plain 5.26 (docs/tuning/building-blocks.md#fuses_steps).
 __device__ __forceinline__ bool fuses_steps(warp_algorithm w) { return w == warp_algorithm::fused_shuffle; }
 
 //! Tree reduction with each shuffle fused to the operator (see above). Requires: all 32 lanes
@@ -277,9 +273,9 @@ __device__ __forceinline__ Acc warp_reduce_hardware(const Reducer&, Acc v) {
 // winner lane's own value (ties compare -0 equal to +0; the result keeps the element's bits).
 // The same result as the plain tree whatever the combination order: the extreme value's first
 // index, NaN under the reducer's rule, the identity when no lane holds an element.
-// Measured on an H200 (f32 argmax, 2^28 elements, probe of 2026-11-21): rows of 256 (a warp per
-// row group) 459.0 -> 444.6 us. Groups of fewer lanes (subwarp_reduce.cuh) keep the plain tree:
-// with eight lanes the two dependent trees were slower (rows of 32: 551.6 -> 611.0 us).
+// Groups of fewer lanes (subwarp_reduce.cuh) keep the plain tree: with eight lanes the two
+// dependent trees were slower.
+// Evidence: f32 argmax rows of 256, 459.0 -> 444.6 us (docs/tuning/building-blocks.md#warp_reduce_arg).
 
 //! The arg results of a warp's N accumulators once first[k] (every lane) is the least index
 //! among the lanes whose a[k] value ties the warp's best, npos when no lane holds an element:
@@ -324,17 +320,9 @@ __device__ __forceinline__ arg<V> warp_reduce_arg(const Reducer&, arg<V> a) {
 // one redux.sync.max (two for 64-bit values: the high words, then the low words among the lanes
 // that hold the greatest high word).
 // - min/max/minmax of floats and 64-bit integers (the values redux.sync does not take directly):
-//   the best rank mapped back to its value, instead of a five-step shuffle tree. Evidence
-//   (H200, graph timer, probe of 2026-11-22, us per call; the same build with --warp
-//   fused_shuffle, i.e. the fused or plain trees that `automatic` took before -> redux over
-//   ranks; CUB in the same run): f32 maximum 2^14 2.60 -> 2.15 (CUB 2.54), 2^20 4.12 -> 3.59
-//   (3.97); bf16 maximum 2^16 2.77 -> 2.30 (2.85); f32 minmax 2^14 3.02 -> 2.59 (3.90); i32
-//   minmax 2^14 3.36 -> 2.63 (2.37), 2^20 5.22 -> 4.52 (3.90); f64 maximum 2^14 4.55 -> 2.89
-//   (2.71), 2^20 7.23 -> 5.38 (5.12); f64 minmax 2^14 6.59 -> 3.57 (3.94). (In that build the
-//   trees measured slower than in bench/results/h200-cuda-whole-ops.json as of git 1c2769d,
-//   e.g. f64 maximum 2^14 3.14 there; redux beats both.) Rows and columns of 32..262144 at
-//   2^24 elements, f32 and f64 maximum and minmax: equal within 1% or faster (f64 minmax, rows
-//   of 256: 54.6 -> 47.3). bench/results/h200-cuda-extremes-warp-{automatic,fused}.json.
+//   the best rank mapped back to its value, instead of a five-step shuffle tree: faster from 2^14
+//   to 2^20, and over rows and columns at 2^24 equal within 1% or faster.
+//   Evidence: f64 maximum 2^14 4.55 -> 2.89 us (docs/tuning/building-blocks.md#warp_reduce_redux).
 // - arg accumulators: the trees of section 4 take 15 dependent shuffles for an arg<float> (5 for
 //   the value, 10 for the 64-bit index) and a ballot and a shuffle. Here the best value's rank
 //   is one redux.sync.max, the least index among the lanes whose rank equals it two
@@ -525,10 +513,8 @@ __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algor
 // ---------------------------------------------------------------------------------------------
 // A thread that holds N accumulators (a column kernel's lane holds one per column it reads)
 // reduces them step by step: the N shuffles (or redux.sync) of one level, then the next level.
-// Written one reduction after another, the N reductions ran one after another: in a probe of
-// 2026-11-25 (H100, clock64 around a warp's reductions of 4 accumulators in reduce_columns_kernel)
-// four f32 sums over whole warps took 810 cycles, four argmax 1400 cycles, and four sums over
-// 8-lane strides step by step 290.
+// Written one reduction after another, the N reductions ran one after another.
+// Evidence: 4 f32 sums in turn 810 cycles, 4 argmax 1400 (docs/tuning/building-blocks.md#warp_reduce_each).
 
 //! The shuffle tree of down_tree(red, v[k], warp_threads / 2, stop, w) for each k, level by
 //! level (fused where has_fused_shuffle and fuses_steps(w)). Requires: stop a power of two, 1..16;

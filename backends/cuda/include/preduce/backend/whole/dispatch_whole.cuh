@@ -59,11 +59,8 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     // An array of at most one round is one block (whole_one_block), which every shape reduces
     // alike: fold, block reduction, result written. Under `automatic` reduce_one_block_kernel
     // does it; other warp algorithms take two_pass_partials's kernel, which has the least code
-    // of the three shapes (no collector, no atomic merge) and is faster. Evidence (H200, graph
-    // timer, probe of 2026-11-22, us per call at 2^12, single_pass's kernel ->
-    // two_pass_partials's): f32 plus 1.65 -> 1.57, f32 maximum 1.68 -> 1.52, i32 plus 1.63 ->
-    // 1.48, i32 maximum 1.51 -> 1.33, i32 minmax 1.57 -> 1.48, f64 argmax 2.31 -> 2.21, f64 plus
-    // 1.95 -> 1.98.
+    // of the three shapes (no collector, no atomic merge) and is faster.
+    // Evidence: i32 maximum 2^12 1.51 -> 1.33 us against single_pass's (docs/tuning/whole.md#reduce_whole).
     using View = std::decay_t<decltype(source)>;
     const bool one_block = whole_one_block(n, whole_block_elements(elements_per_vector<View>()));
     if (one_block && o.warp == warp_algorithm::automatic) {

@@ -33,11 +33,9 @@ namespace backend {
 //!     768 threads x 64 bytes in flight keep 48 KiB per SM in flight (6.3 MB on an H200's 132
 //!     SMs: 4.4 TB/s at up to 1.4 us of latency).
 //!   moments (two sums, ~150 bytes): 2 blocks, 128 registers (at 80 it spills ~8 KB).
-//! Timed once, f32 plus at 2^28 on an H200 (git f321859's kernel, pairwise block merges, a
-//! device probe; loads in flight per thread x blocks per SM: registers, median us): 4x3: 80,
-//! 305.8 · 8x3: 78, 301.6 · 4x4: 64, 297.4 (spills) · 8x2: 106, 316.4 · 2x4: 64, 323.4 · 2x3: 80,
-//! 341.4. With block_merge (git 2430cc1, a device probe on an H100, event-timed medians), 4x4
-//! spills 88 bytes and is slower: 2^28 f32 uniform in [-1, 1]: 3 blocks 368.6 us, 4 blocks 395.0.
+//! With the current block merge, 4 blocks of f32 plus spill 88 bytes and are slower
+//! (docs/tuning/whole.md#binned_blocks_per_sm).
+//! Evidence: f32 plus 2^28 on an H100, 3 blocks 368.6 us, 4 blocks 395.0.
 template <class Acc>
 constexpr int binned_blocks_per_sm() {
   return sizeof(Acc) <= 80 ? 3 : 2;

@@ -75,10 +75,8 @@ static_assert(whole_warp_collector_blocks == warp_threads, "the warp collector t
 //!    t + BlockThreads, ... and block_reduce combines them. It writes finalize(result) to *out.
 //!    The lanes poll their slots independently (collect_partial's loop ends at a different
 //!    round in each lane), and an explicit __syncwarp() reconverges them before the shuffles of
-//!    the warp or block reduction: without it the collection took 300-600 ns longer. H200, graph
-//!    timer, probe of 2026-11-22, us per call without -> with: f64 plus 2^14 2.69 -> 2.11, 2^16
-//!    3.03 -> 2.40, 2^18 3.69 -> 3.15, 2^20 5.07 -> 4.56, 2^22 11.58 -> 11.05; f32 plus 2^14
-//!    2.30 -> 1.99, 2^18 3.03 -> 2.66, 2^22 6.53 -> 6.35; f64 maximum 2^16 2.57 -> 2.35.
+//!    the warp or block reduction: without it the collection took 300-600 ns longer.
+//!    Evidence: f64 plus 2^14 2.69 -> 2.11 us on an H200 (docs/tuning/whole.md#reduce_whole_kernel).
 //!  - two_pass_partials: partials[b] = block b's partial.
 //!  - atomic: merges each partial into *atomic_slot; the last block to finish (acq_rel counter)
 //!    writes finalize(*atomic_slot) to *out.
