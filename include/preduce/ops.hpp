@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the built-in operators. Each is an empty tag; the optional template argument names
-// the accumulator (void = the default rule in detail/accumulate.hpp). The arithmetic the tags
-// stand for lives in detail/reducer.hpp, shared by every backend.
+// the accumulator (void = the default rule, detail/reducer.hpp's default_sum_accumulator). The
+// arithmetic the tags stand for lives in detail/reducer.hpp, shared by every backend.
 #pragma once
 
 #include <type_traits>

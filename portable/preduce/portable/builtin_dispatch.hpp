@@ -155,8 +155,15 @@ void with_accumulator(const detail::request& r, F&& f) {
   }
 }
 
+//! The signed integer type of T's size for an unsigned integer T, else T: where an operator's
+//! results do not depend on signedness, bit for bit (wrapping sums, products and dots into an
+//! accumulator of the input's own size; logical and bitwise operators), unsigned inputs run the
+//! signed type's kernels, the same machine code, compiled once.
+template <class T>
+using same_bits_t = typename std::conditional_t<std::is_integral<T>::value && std::is_unsigned<T>::value, std::make_signed<T>, type_tag<T>>::type;
+
 //! Calls f(Op{}, type_tag<T>{}) for the built-in operator of group G that r names, where T is
-//! the input element type, of width W. Dot's operator carries r.y. The binned groups' operators
+//! the input element type, of width W (or its same_bits_t where that gives the same results). Dot's operator carries r.y. The binned groups' operators
 //! are partial<Op> (r.partial) or reproducible_value<Op> over plus, sum_of_squares, dot and
 //! moments.
 template <group G, width W, class F>
@@ -197,13 +204,19 @@ void visit_group(const detail::request& r, F&& f) {
         if constexpr (G == group::moments) {
           if constexpr (detail::is_moments_accumulator<T, A>) return f(moments<A>{}, t);
         } else if constexpr (detail::is_sum_accumulator<T, A>) {
+          // Integer sums wrap: into an accumulator of the input's own size, unsigned and signed
+          // give the same bits (same_bits_t).
+          constexpr bool fold = sizeof(A) == sizeof(T);
+          using T2 = std::conditional_t<fold, same_bits_t<T>, T>;
+          using A2 = std::conditional_t<fold, same_bits_t<A>, A>;
+          const type_tag<T2> t2{};
           if constexpr (G == group::sums) {
-            if (r.op == op_id::plus) return f(plus<A>{}, t);
-            return f(sum_of_squares<A>{}, t);
+            if (r.op == op_id::plus) return f(plus<A2>{}, t2);
+            return f(sum_of_squares<A2>{}, t2);
           } else if constexpr (G == group::products) {
-            return f(multiplies<A>{}, t);
+            return f(multiplies<A2>{}, t2);
           } else {
-            return f(dot<T, A>{static_cast<const T*>(r.y)}, t);
+            return f(dot<T2, A2>{static_cast<const T2*>(r.y)}, t2);
           }
         }
         unsupported(r, "this accumulator");
@@ -220,14 +233,15 @@ void visit_group(const detail::request& r, F&& f) {
       if (r.op == op_id::argmin) return ignore ? f(nan_ignoring<argmin>{}, t) : f(argmin{}, t);
       return ignore ? f(nan_ignoring<argmax>{}, t) : f(argmax{}, t);
     } else {
+      const type_tag<same_bits_t<T>> t2{};  // logical and bitwise results do not depend on signedness
       switch (r.op) {
-        case op_id::logical_and: return f(logical_and{}, t);
-        case op_id::logical_or: return f(logical_or{}, t);
+        case op_id::logical_and: return f(logical_and{}, t2);
+        case op_id::logical_or: return f(logical_or{}, t2);
         default:
           if constexpr (std::is_integral<T>::value) {
-            if (r.op == op_id::bit_and) return f(bit_and{}, t);
-            if (r.op == op_id::bit_or) return f(bit_or{}, t);
-            return f(bit_xor{}, t);
+            if (r.op == op_id::bit_and) return f(bit_and{}, t2);
+            if (r.op == op_id::bit_or) return f(bit_or{}, t2);
+            return f(bit_xor{}, t2);
           } else {
             unsupported(r, "bitwise operators");
           }
