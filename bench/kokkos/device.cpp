@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <preduce/backend/queue_state.hpp>
-#include <preduce/backend/thread_reduce.hpp>
+#include <preduce/backend/thread/thread_reduce.hpp>
 
 #include "../baseline.hpp"
 
@@ -157,7 +157,7 @@ struct logical_fold {
 };
 
 //! moments and bit_xor, which have no Kokkos reducer: preduce's reducer arithmetic, joined by
-//! the backend's init/join adapters (backend/thread_reduce.hpp).
+//! the backend's init/join adapters (backend/thread/thread_reduce.hpp).
 template <class Red, class T>
 struct custom_fold {
   using value_type = typename Red::acc_type;

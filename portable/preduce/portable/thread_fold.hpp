@@ -5,7 +5,7 @@
 // widest load the memory system serves. Vendor-neutral: the one device-specific operation, the
 // 16-byte load, comes from the backend as a `VectorLoad` type with
 //   template <class T> static void load(const T* p, T (&e)[16 / sizeof(T)]);   // p 16-byte aligned
-// (hip: backends/hip/.../thread_load.hpp). Host code never calls these functions.
+// (hip: backends/hip/.../thread/thread_load.hpp). Host code never calls these functions.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the lane-exchange sequences of the AMD wavefront reductions, as data. The hip
-// backend's warp_reduce.hpp runs these tables step by step on the device, and testing/lane_model.hpp
-// runs the very same tables on the host (tests/lane_model_tests.cpp), so what is proved on the
-// host is what the device executes: neither side has its own copy of a sequence.
+// backend's warp/warp_reduce.hpp runs these tables step by step on the device, and
+// testing/lane_model.hpp runs the very same tables on the host (tests/lane_model_tests.cpp), so
+// what is proved on the host is what the device executes: neither side has its own copy of a
+// sequence.
 //
 // A step moves one value per lane (lane l receives the value of the lane the step names for it)
 // and combines it with the lane's own value. Vendor-neutral: no HIP header, only numbers.

@@ -5,16 +5,17 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <mutex>
 
 #include <preduce/execution.hpp>
-#include <preduce/portable/segment_offsets.hpp>
 
-#include "device_batched.hpp"
-#include "device_for_each.hpp"
-#include "device_partial_lines.hpp"
-#include "device_reduce.hpp"
+#include <preduce/backend/columns/dispatch_columns.hpp>
+#include <preduce/backend/distributed/dispatch_distributed.hpp>
+#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/rows/dispatch_rows.hpp>
+#include <preduce/backend/segments/dispatch_segments.hpp>
+#include <preduce/backend/whole/dispatch_whole.hpp>
 
 namespace preduce {
 namespace backend {
@@ -31,6 +32,8 @@ struct engine {
     reduce_whole(s, red, src, n, d_out, o);
   }
 
+  //! Rows, columns and segments launch one untuned kernel shape each (rows/dispatch_rows.hpp,
+  //! columns/dispatch_columns.hpp, segments/dispatch_segments.hpp).
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options o) {
@@ -38,11 +41,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    const unsigned grid = grid_for(s.cu_count, rows, 1);
-    with_wave(s, [&](auto wave) {
-      reduce_rows_kernel<decltype(wave)::value, block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride, o.warp);
-    });
-    check_hip(hipGetLastError(), "reduce_rows: launch");
+    enqueue_rows(s, red, src, rows, cols, d_out, out_stride, o);
   }
 
   template <class Reducer, class Source>
@@ -52,8 +51,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    reduce_columns_kernel<<<grid_for(s.cu_count, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
-    check_hip(hipGetLastError(), "reduce_columns: launch");
+    enqueue_columns(s, red, src, rows, cols, d_out, out_stride);
   }
 
   template <class Reducer, class Source, class Off>
@@ -63,32 +61,10 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    device_status* status = s.status_slot_for_call();
-    const unsigned check_grid = grid_for(s.cu_count, segments + 1, block_threads);
-    portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
-    check_hip(hipGetLastError(), "reduce_segments: launching the offset check");
-    // Merge-path parts of about two a resident block, at least segment_part_items items each.
-    using Acc = typename Reducer::acc_type;
-    const std::uint64_t items = n + segments, resident = std::uint64_t(s.cu_count) * blocks_per_cu;
-    std::uint64_t per_part = (items + 2 * resident - 1) / (2 * resident);
-    if (per_part < segment_part_items) per_part = segment_part_items;
-    const std::uint64_t parts = (items + per_part - 1) / per_part;
-    const std::size_t piece_bytes = (2 * parts * sizeof(Acc) + 7) / 8 * 8;  // then the cut entries, 8-byte aligned
-    auto* space = static_cast<unsigned char*>(s.scratch(piece_bytes + parts * sizeof(std::uint64_t)));
-    auto* pieces = reinterpret_cast<Acc*>(space);
-    auto* cut = reinterpret_cast<std::uint64_t*>(space + piece_bytes);
-    const portable::merge_path<Off> path{d_offsets, segments, per_part};
-    with_wave(s, [&](auto wave) {
-      reduce_segment_parts_kernel<decltype(wave)::value, block_threads><<<grid_for(s.cu_count, parts, 1), block_threads, 0, s.stream>>>(
-          red, src, path, parts, d_out, out_stride, pieces, cut, status, o.warp);
-    });
-    check_hip(hipGetLastError(), "reduce_segments: launch");
-    join_cut_segments_kernel<<<grid_for(s.cu_count, parts, block_threads), block_threads, 0, s.stream>>>(red, path, parts, pieces, cut, d_out,
-                                                                                                        out_stride, status);
-    check_hip(hipGetLastError(), "reduce_segments: launching the join of cut segments");
+    enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
   }
 
-  //! sink(t, the partial of line t) (device_partial_lines.hpp), a thread a line.
+  //! sink(t, the partial of line t) (distributed/partial_lines.hpp), a thread a line.
   template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
                             std::size_t line_step, std::size_t element_step, const Sink& sink) {
@@ -96,20 +72,17 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    partial_lines_kernel<<<grid_for(s.cu_count, lines, block_threads), block_threads, 0, s.stream>>>(red, src, lines, length, line_step,
-                                                                                                     element_step, sink);
-    check_hip(hipGetLastError(), "allreduce: launching the partials of the local lines");
+    enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink);
   }
 
-  //! step(t) for every t < count (device_for_each.hpp), a thread an index.
+  //! step(t) for every t < count (distributed/for_each.hpp), a thread an index.
   template <class Step>
   static void for_each(const queue& q, std::size_t count, const Step& step) {
     if (count == 0) return;
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    for_each_kernel<Step><<<grid_for(s.cu_count, count, block_threads), block_threads, 0, s.stream>>>(step, count);
-    check_hip(hipGetLastError(), "allreduce: launching a merge or exchange step");
+    enqueue_for_each(s, step, count);
   }
 };
 

@@ -12,11 +12,12 @@
 #include <preduce/error.hpp>
 #include <preduce/execution.hpp>
 
-#include "device_batched.hpp"
-#include "device_for_each.hpp"
-#include "device_partial_lines.hpp"
-#include "device_reduce.hpp"
-#include "queue_state.hpp"
+#include <preduce/backend/columns/dispatch_columns.hpp>
+#include <preduce/backend/distributed/dispatch_distributed.hpp>
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/rows/dispatch_rows.hpp>
+#include <preduce/backend/segments/dispatch_segments.hpp>
+#include <preduce/backend/whole/dispatch_whole.hpp>
 
 namespace preduce {
 namespace backend {
@@ -76,7 +77,7 @@ struct engine {
     guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
   }
 
-  //! sink(t, the partial of line t) (device_partial_lines.hpp), an iteration a line.
+  //! sink(t, the partial of line t) (distributed/partial_lines.hpp), an iteration a line.
   template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
                             std::size_t line_step, std::size_t element_step, const Sink& sink) {
@@ -86,7 +87,7 @@ struct engine {
     guarded("allreduce", [&] { enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink); });
   }
 
-  //! step(t) for every t < count (device_for_each.hpp).
+  //! step(t) for every t < count (distributed/for_each.hpp).
   template <class Step>
   static void for_each(const queue& q, std::size_t count, const Step& step) {
     if (count == 0) return;

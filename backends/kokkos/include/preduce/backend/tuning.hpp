@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "queue_state.hpp"
+#include <preduce/backend/queue_state.hpp>
 
 namespace preduce {
 namespace backend {

@@ -8,8 +8,8 @@
 
 #include <preduce/detail/reducer.hpp>
 
-#include "queue_state.hpp"
-#include "tuning.hpp"
+#include <preduce/backend/queue_state.hpp>
+#include <preduce/backend/tuning.hpp>
 
 namespace preduce {
 namespace backend {

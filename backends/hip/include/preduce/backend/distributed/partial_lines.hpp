@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce hip: the reproducible partials (partial_of) of many lines of a matrix: what the
-// distributed allreduce_rows and allreduce_columns exchange under determinism::reproducible.
-// Untuned, a thread a line (the cuda backend's device_partial_lines.cuh says why).
+// preduce hip: the kernel of the reproducible partials (partial_of) of many lines of a matrix:
+// what the distributed allreduce_rows and allreduce_columns exchange under
+// determinism::reproducible. Untuned, a thread a line (the cuda backend's
+// distributed/partial_lines.cuh says why).
 #pragma once
 
 #include <hip/hip_runtime.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce hip: a step run once for every index below a count, spread over threads: the
-// distributed calls' merges and exchange steps (detail/merge.hpp says what each step does).
+// preduce hip: the kernel that runs a step once for every index below a count, spread over
+// threads: the distributed calls' merges and exchange steps (detail/merge.hpp says what each step
+// does).
 #pragma once
 
 #include <hip/hip_runtime.h>

@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// preduce hip: whole-array reduction. Three device-level shapes share one thread fold
-// (portable/thread_fold.hpp) and one block reduction, as on the cuda backend:
+// preduce hip: the whole-array kernel. Three device-level shapes share one thread fold
+// (portable/thread_fold.hpp, thread/thread_load.hpp) and one block reduction, as on the cuda
+// backend:
 //   single_pass  one launch; each block stores its partial, the last block to finish (an acq_rel
 //                counter at agent scope) reduces the partials in a fixed order: deterministic.
-//   two_pass     partials, then a second one-block launch (kept for comparison).
+//   two_pass     partials, then a second one-block launch (reduce_partials.hpp; kept for
+//                comparison).
 //   atomic       one launch; blocks merge partials into one accumulator with atomics, the last
 //                block finalizes (determinism::fast; float results vary in the last bits).
 #pragma once
 
 #include <hip/hip_runtime.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
-#include "block_reduce.hpp"
-#include "hip_runtime_check.hpp"
-#include "queue_state.hpp"
-#include "thread_load.hpp"
-#include "tuning.hpp"
+#include <preduce/backend/block/block_reduce.hpp>
+#include <preduce/backend/thread/thread_load.hpp>
+#include <preduce/backend/tuning.hpp>
+#include <preduce/backend/warp/warp_reduce.hpp>
 
 namespace preduce {
 namespace backend {
@@ -52,7 +52,7 @@ __device__ __forceinline__ void atomic_merge(A* slot, A v) {
 enum class device_shape { single_pass, two_pass_partials, atomic };
 
 //! The whole-array kernel (all three shapes; the second pass of two_pass is
-//! reduce_partials_kernel below).
+//! reduce_partials_kernel, whole/reduce_partials.hpp).
 //! Requires: blockDim.x == BlockThreads; Wave == the device's wavefront size; head ==
 //! vector_head(src, n); for single_pass and atomic, *blocks_done == 0 on entry (it is 0 again on
 //! exit); for atomic, *slot == identity (zero bits, restored on exit).
@@ -121,91 +121,6 @@ __global__ void __launch_bounds__(BlockThreads)
       }
     }
   }
-}
-
-//! Second pass of two_pass. Requires: blockDim.x == BlockThreads, one block, Wave == the
-//! device's wavefront size. Folds partials[0..count) (thread t takes t, t + BlockThreads, ...)
-//! and writes finalize(result) to *out.
-template <int Wave, int BlockThreads, class Reducer>
-__global__ void __launch_bounds__(BlockThreads)
-    reduce_partials_kernel(Reducer red, const typename Reducer::acc_type* partials, unsigned count,
-                           typename Reducer::result_type* out, warp_algorithm w) {
-  if constexpr (!wave_matches<Wave>) {
-    __builtin_trap();
-  } else {
-    using Acc = typename Reducer::acc_type;
-    __shared__ block_reduce_storage<Acc, Wave, BlockThreads> smem;
-    Acc a = red.identity();
-    for (unsigned i = threadIdx.x; i < count; i += BlockThreads) a = red.combine(a, partials[i]);
-    a = block_reduce<Wave, BlockThreads>(red, a, smem, w);
-    if (threadIdx.x == 0) *out = red.finalize(a);
-  }
-}
-
-//! Calls f(std::integral_constant<int, wave>{}) for the queue's wavefront size (64 or 32,
-//! checked when the queue was made), so each launch picks the matching instantiation.
-template <class F>
-void with_wave(const detail::queue_state& s, F&& f) {
-  if (s.wave == 64) f(std::integral_constant<int, 64>{});
-  else f(std::integral_constant<int, 32>{});
-}
-
-//! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
-//! fallbacks in execution.hpp); writes finalize(result) to d_out.
-template <class Reducer, class Source>
-void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
-                  typename Reducer::result_type* d_out, options o) {
-  using Acc = typename Reducer::acc_type;
-  using L = chunk_loader<Source>;
-  // The vector path needs a source whose arrays share one alignment; otherwise the scalar path.
-  bool vectorized = false;
-  if constexpr (L::vectorized) vectorized = L::usable(src);
-  std::uint64_t head = 0, per_block = std::uint64_t(block_threads) * vectors_in_flight;
-  if constexpr (L::vectorized) {
-    if (vectorized) {
-      head = vector_head(src, n);
-      per_block *= L::width;
-    }
-  }
-  const unsigned grid = grid_for(s.cu_count, n, per_block);
-
-  device_shape shape = device_shape::single_pass;
-  if (o.algo == algorithm::two_pass) shape = device_shape::two_pass_partials;
-  if constexpr (has_atomic_merge<Reducer, Acc>()) {
-    if (o.det == determinism::fast && (o.algo == algorithm::atomic || o.algo == algorithm::automatic)) shape = device_shape::atomic;
-  }
-
-  unsigned* blocks_done = &s.control->blocks_done;
-  Acc* partials = shape == device_shape::atomic ? reinterpret_cast<Acc*>(s.control->atomic_slot)
-                  : grid > 1                    ? static_cast<Acc*>(s.scratch(grid * sizeof(Acc)))
-                                                : nullptr;
-  with_wave(s, [&](auto wave) {
-    constexpr int W = decltype(wave)::value;
-    auto launch = [&](auto shape_tag, const auto& source) {
-      constexpr device_shape S = decltype(shape_tag)::value;
-      reduce_whole_kernel<S, W, block_threads><<<grid, block_threads, 0, s.stream>>>(red, source, n, head, partials, blocks_done, d_out, o.warp);
-    };
-    auto run = [&](const auto& source) {
-      switch (shape) {
-        case device_shape::single_pass: launch(std::integral_constant<device_shape, device_shape::single_pass>{}, source); break;
-        case device_shape::two_pass_partials: launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source); break;
-        case device_shape::atomic:
-          if constexpr (has_atomic_merge<Reducer, Acc>()) launch(std::integral_constant<device_shape, device_shape::atomic>{}, source);
-          break;
-      }
-    };
-    if constexpr (L::vectorized && !L::always_usable) {
-      if (!vectorized) run(portable::scalar_view<Source>{src});
-      else run(src);
-    } else {
-      run(src);
-    }
-    check_hip(hipGetLastError(), "reduce: launching the reduction kernel");
-    if (shape == device_shape::two_pass_partials && grid > 1) {
-      reduce_partials_kernel<W, block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
-      check_hip(hipGetLastError(), "reduce: launching the second pass");
-    }
-  });
 }
 
 }  // namespace backend

@@ -3,7 +3,7 @@
 // per wavefront, then wavefront 0 reduces the slots with the partial-wavefront shuffle tree.
 #pragma once
 
-#include "warp_reduce.hpp"
+#include <preduce/backend/warp/warp_reduce.hpp>
 
 namespace preduce {
 namespace backend {

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// preduce kokkos: columns reduced by tile of column_tile columns and, when the columns alone
+// cannot fill the device, by part of the rows (columns_by_tile).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include <preduce/backend/tuning.hpp>
+
+namespace preduce {
+namespace backend {
+
+//! Columns by tile of `column_tile` columns and, when the columns alone cannot fill the
+//! device, by part of the rows. Requires: tiles * parts iterations; iteration i takes tile
+//! i % tiles (so neighbouring threads take neighbouring columns) over the rows of part
+//! i / tiles, in order, lifting each element with its row. Writes, for each column c of the
+//! tile: when ToOutput (one part) out[c * stride] = finalize(acc); otherwise
+//! partial[part * cols + c] = acc.
+template <class Reducer, class Source, bool ToOutput>
+struct columns_by_tile {
+  using acc_type = typename Reducer::acc_type;
+  Reducer red;
+  Source src;
+  std::uint64_t rows, cols, tiles, rows_per_part;
+  typename Reducer::result_type* out;
+  std::uint64_t stride;
+  acc_type* partial;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t iteration) const {
+    const std::uint64_t tile = std::uint64_t(iteration) % tiles, part = std::uint64_t(iteration) / tiles;
+    const std::uint64_t c0 = tile * column_tile;
+    const std::uint64_t left = cols - c0;
+    const int width = left < std::uint64_t(column_tile) ? int(left) : column_tile;
+    const std::uint64_t r0 = part * rows_per_part;
+    const std::uint64_t r1 = rows - r0 < rows_per_part ? rows : r0 + rows_per_part;
+    acc_type acc[column_tile];
+    for (int w = 0; w < column_tile; ++w) acc[w] = red.identity();
+    if (width == column_tile) {  // constant trip count: the compiler unrolls and vectorizes
+      for (std::uint64_t r = r0; r < r1; ++r)
+        for (int w = 0; w < column_tile; ++w) acc[w] = red.combine(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
+    } else {
+      for (std::uint64_t r = r0; r < r1; ++r)
+        for (int w = 0; w < width; ++w) acc[w] = red.combine(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
+    }
+    for (int w = 0; w < width; ++w) {
+      const std::uint64_t c = c0 + std::uint64_t(w);
+      if constexpr (ToOutput) {
+        out[c * stride] = red.finalize(acc[w]);
+      } else {
+        partial[part * cols + c] = acc[w];
+      }
+    }
+  }
+};
+
+}  // namespace backend
+}  // namespace preduce
