@@ -79,8 +79,8 @@ constexpr group group_of(const detail::request& r) {
 }
 
 //! Each group compiles as two translation units: whole arrays, rows and columns in one, and
-//! segments (every kernel once per offset type: int32, int64, uint32, uint64) in the other,
-//! which take about as long (docs/tuning/build.md).
+//! segments (offsets of int32, int64, uint32 or uint64) in the other, which take about as long
+//! (docs/tuning/build.md).
 enum class part : unsigned char { arrays, segments };
 
 //! The part whose translation unit compiles r's shape. partial_of runs in the arrays part: whole

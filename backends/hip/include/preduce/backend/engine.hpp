@@ -11,7 +11,7 @@
 
 #include <preduce/backend/columns/dispatch_columns.hpp>
 #include <preduce/backend/distributed/dispatch_distributed.hpp>
-#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/rows/dispatch_rows.hpp>
 #include <preduce/backend/segments/dispatch_segments.hpp>

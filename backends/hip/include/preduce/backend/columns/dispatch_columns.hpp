@@ -8,7 +8,7 @@
 #include <cstddef>
 
 #include <preduce/backend/columns/reduce_columns.hpp>
-#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/tuning.hpp>
 
@@ -21,7 +21,7 @@ template <class Reducer, class Source>
 void enqueue_columns(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                      typename Reducer::result_type* d_out, std::size_t out_stride) {
   reduce_columns_kernel<<<grid_for(s.cu_count, cols, block_threads), block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride);
-  check_hip(hipGetLastError(), "reduce_columns: launch");
+  check_gpu(hipGetLastError(), "reduce_columns: launch");
 }
 
 }  // namespace backend

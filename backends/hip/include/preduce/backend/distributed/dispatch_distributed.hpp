@@ -10,7 +10,7 @@
 
 #include <preduce/backend/distributed/for_each.hpp>
 #include <preduce/backend/distributed/partial_lines.hpp>
-#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/tuning.hpp>
 
@@ -24,7 +24,7 @@ void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Sou
                            std::size_t line_step, std::size_t element_step, const Sink& sink) {
   partial_lines_kernel<<<grid_for(s.cu_count, lines, block_threads), block_threads, 0, s.stream>>>(red, src, lines, length, line_step,
                                                                                                    element_step, sink);
-  check_hip(hipGetLastError(), "allreduce: launching the partials of the local lines");
+  check_gpu(hipGetLastError(), "allreduce: launching the partials of the local lines");
 }
 
 //! Enqueues for_each_kernel on s's stream, a thread an index: step(t) for every t < count
@@ -32,7 +32,7 @@ void enqueue_partial_lines(detail::queue_state& s, const Reducer& red, const Sou
 template <class Step>
 void enqueue_for_each(detail::queue_state& s, const Step& step, std::size_t count) {
   for_each_kernel<Step><<<grid_for(s.cu_count, count, block_threads), block_threads, 0, s.stream>>>(step, count);
-  check_hip(hipGetLastError(), "allreduce: launching a merge or exchange step");
+  check_gpu(hipGetLastError(), "allreduce: launching a merge or exchange step");
 }
 
 }  // namespace backend

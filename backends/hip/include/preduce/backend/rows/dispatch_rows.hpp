@@ -9,7 +9,7 @@
 
 #include <preduce/execution.hpp>
 
-#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/launch.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/rows/reduce_rows.hpp>
@@ -27,7 +27,7 @@ void enqueue_rows(detail::queue_state& s, const Reducer& red, const Source& src,
   with_wave(s, [&](auto wave) {
     reduce_rows_kernel<decltype(wave)::value, block_threads><<<grid, block_threads, 0, s.stream>>>(red, src, rows, cols, d_out, out_stride, o.warp);
   });
-  check_hip(hipGetLastError(), "reduce_rows: launch");
+  check_gpu(hipGetLastError(), "reduce_rows: launch");
 }
 
 }  // namespace backend

@@ -13,7 +13,7 @@
 #include <preduce/portable/merge_path.hpp>
 #include <preduce/portable/segment_offsets.hpp>
 
-#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/launch.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/segments/join_cut_segments.hpp>
@@ -33,7 +33,7 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
   device_status* status = s.status_slot_for_call();
   const unsigned check_grid = grid_for(s.cu_count, segments + 1, block_threads);
   portable::check_offsets_kernel<<<check_grid, block_threads, 0, s.stream>>>(d_offsets, segments, n, status);
-  check_hip(hipGetLastError(), "reduce_segments: launching the offset check");
+  check_gpu(hipGetLastError(), "reduce_segments: launching the offset check");
   // Merge-path parts of about two a resident block, at least segment_part_items items each.
   using Acc = typename Reducer::acc_type;
   const std::uint64_t items = n + segments, resident = std::uint64_t(s.cu_count) * blocks_per_cu;
@@ -49,10 +49,10 @@ void enqueue_segments(detail::queue_state& s, const Reducer& red, const Source& 
     reduce_segment_parts_kernel<decltype(wave)::value, block_threads><<<grid_for(s.cu_count, parts, 1), block_threads, 0, s.stream>>>(
         red, src, path, parts, d_out, out_stride, pieces, cut, status, o.warp);
   });
-  check_hip(hipGetLastError(), "reduce_segments: launch");
+  check_gpu(hipGetLastError(), "reduce_segments: launch");
   join_cut_segments_kernel<<<grid_for(s.cu_count, parts, block_threads), block_threads, 0, s.stream>>>(red, path, parts, pieces, cut, d_out,
                                                                                                       out_stride, status);
-  check_hip(hipGetLastError(), "reduce_segments: launching the join of cut segments");
+  check_gpu(hipGetLastError(), "reduce_segments: launching the join of cut segments");
 }
 
 }  // namespace backend

@@ -12,7 +12,7 @@
 
 #include <preduce/execution.hpp>
 
-#include <preduce/backend/hip_runtime_check.hpp>
+#include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/launch.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/thread/thread_load.hpp>
@@ -73,10 +73,10 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     } else {
       run(src);
     }
-    check_hip(hipGetLastError(), "reduce: launching the reduction kernel");
+    check_gpu(hipGetLastError(), "reduce: launching the reduction kernel");
     if (shape == device_shape::two_pass_partials && grid > 1) {
       reduce_partials_kernel<W, block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
-      check_hip(hipGetLastError(), "reduce: launching the second pass");
+      check_gpu(hipGetLastError(), "reduce: launching the second pass");
     }
   });
 }
