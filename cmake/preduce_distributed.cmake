@@ -2,7 +2,8 @@
 # The distributed calls' engine adapters, each an optional library beside the core one (which
 # holds the calls themselves, src/distributed/allreduce.cpp, and never needs an engine):
 #   preduce::mpi   src/distributed/mpi.cpp over MPI (any backend), where MPI is found
-#   preduce::nccl  src/distributed/nccl.cpp over NCCL (cuda backend), where nccl.h is found
+#   preduce::nccl  src/distributed/nccl.cpp over NCCL (cuda backend), where nccl.h is found, and
+#                  nccl_symmetric.cu: its exchanges over NCCL's symmetric memory (NCCL 2.28 or later)
 # PREDUCE_WITH_MPI / PREDUCE_WITH_NCCL: AUTO (build where found), ON (required) or OFF.
 set(PREDUCE_WITH_MPI AUTO CACHE STRING "Build preduce::mpi: AUTO, ON or OFF")
 set(PREDUCE_WITH_NCCL AUTO CACHE STRING "Build preduce::nccl (cuda backend): AUTO, ON or OFF")
@@ -27,7 +28,8 @@ if(BACKEND STREQUAL "cuda" AND NOT PREDUCE_WITH_NCCL STREQUAL "OFF")
   find_path(PREDUCE_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV NCCL_HOME PATH_SUFFIXES include)
   find_library(PREDUCE_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ENV NCCL_HOME PATH_SUFFIXES lib lib64)
   if(PREDUCE_NCCL_INCLUDE_DIR AND PREDUCE_NCCL_LIBRARY)
-    add_library(preduce_nccl src/distributed/nccl.cpp)
+    # nccl_symmetric.cu: the exchanges over NCCL's symmetric memory (its device API, NCCL 2.28+).
+    add_library(preduce_nccl src/distributed/nccl.cpp src/distributed/nccl_symmetric.cu)
     add_library(preduce::nccl ALIAS preduce_nccl)
     set_target_properties(preduce_nccl PROPERTIES EXPORT_NAME nccl POSITION_INDEPENDENT_CODE ON)
     target_include_directories(preduce_nccl PUBLIC "$<BUILD_INTERFACE:${PREDUCE_NCCL_INCLUDE_DIR}>")

@@ -124,13 +124,15 @@ run_distributed() {
   export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   local start=$SECONDS k
   {
-    "$build/tests/preduce-nccl-tests"
-    mpirun -np "$gpus" "$build/tests/preduce-nccl-tests" --mpi
+    # The exchanges over symmetric memory, then through NCCL's collectives; a hang is a failure.
+    timeout 300 "$build/tests/preduce-nccl-tests" || echo "preduce-nccl-tests: exit $?"
+    PREDUCE_NCCL_SYMMETRIC=0 timeout 300 "$build/tests/preduce-nccl-tests" || echo "preduce-nccl-tests (NCCL's collectives): exit $?"
+    timeout 300 mpirun -np "$gpus" "$build/tests/preduce-nccl-tests" --mpi || echo "preduce-nccl-tests --mpi: exit $?"
     for k in $(printf '%s\n' "$gpus" 2 | sort -u); do
-      mpirun -np "$k" "$build/bench/preduce-dist-bench" --json "$OUT/dist-$k.json"
+      timeout 300 mpirun -np "$k" "$build/bench/preduce-dist-bench" --json "$OUT/dist-$k.json"
     done
     for k in $( [ "${DIST_SCALING:-1}" = 1 ] && printf '%s\n' 1 2 "$gpus" | sort -un); do
-      mpirun -np "$k" "$build/bench/preduce-dist-bench" --total 2147483648 --json "$OUT/scaling-$k.json"
+      timeout 300 mpirun -np "$k" "$build/bench/preduce-dist-bench" --total 2147483648 --json "$OUT/scaling-$k.json"
     done
   } >"$OUT/dist.txt" 2>&1
   note "distributed: rc=$? in $((SECONDS - start)) s: $(grep -E 'passed.*failed' "$OUT/dist.txt" | tr '\n' ' ')"

@@ -79,6 +79,11 @@ class communicator {
   //! recv[i] = the sum over ranks r of rank r's send[rank() * count + i], i < count: block j of
   //! the ranks' sums lands on rank j (send holds size() * count; send and recv do not overlap).
   virtual void reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) = 0;
+  //! recv[i * recv_stride] = ((rank 0's send[i] + rank 1's send[i]) + rank 2's send[i]) + ...,
+  //! i < count, on every rank, added in rank order whatever the rank count (f32 or f64 only), and
+  //! true; or false, doing nothing, where the engine cannot (preduce then reduce-scatters and
+  //! merges itself). The run_to_run sums of rows and columns take it.
+  virtual bool ordered_sum(const queue& q, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type);
   //! all[r * words .. (r + 1) * words) = rank r's mine[0 .. words), in host memory, returning
   //! once done and ordered with no queue: the calls' agreement on their arguments, before they
   //! write anything.

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the distributed calls over NCCL (cuda backend; CMake: find_package(preduce COMPONENTS
 // nccl), target preduce::nccl). The ranks' results travel in device memory on the calling
-// queue's stream; nothing is staged through the host but the agreement's few words.
+// queue's stream; nothing is staged through the host but the agreement's few words. Where every
+// rank's GPU can load from every other's (one host: NVLink or PCIe peer access), the exchanges
+// run as preduce's own kernels over NCCL's symmetric memory (its device API), adding floats in
+// rank order; elsewhere, or with PREDUCE_NCCL_SYMMETRIC=0 on every rank, through NCCL's
+// collectives.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,16 +13,22 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "distributed.hpp"
 
 namespace preduce {
 namespace nccl {
+namespace detail {
+class symmetric_path;  // the exchanges over symmetric memory (src/distributed/nccl_symmetric.hpp)
+}  // namespace detail
 
 //! A preduce::communicator over the caller's NCCL communicator, which the caller keeps (and
 //! destroys after the last call). Queues passed to the calls must be on the communicator's
 //! device. An NCCL error becomes preduce::error(errc::communication). NCCL's multicast (NVLS)
-//! is the caller's to configure; preduce uses allgather, allreduce and nothing else.
+//! is the caller's to configure. The first distributed call sets up a symmetric window (a
+//! collective of NCCL's), which the destructor hands back: destroy the adapter on every rank,
+//! before the NCCL communicator, as NCCL's own objects.
 class communicator final : public preduce::communicator {
  public:
   explicit communicator(ncclComm_t comm);
@@ -31,6 +41,7 @@ class communicator final : public preduce::communicator {
   void alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) override;
   void allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) override;
   void reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) override;
+  bool ordered_sum(const queue& q, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type) override;
   //! Through device memory on a stream of its own: NCCL orders it with the communicator's other
   //! work, and it waits for no queue's.
   void agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) override;
@@ -46,6 +57,9 @@ class communicator final : public preduce::communicator {
   std::int64_t* staged_ = nullptr;         //!< the agreement's device words (size_ + 1 times `words`)
   std::int64_t* pinned_ = nullptr;         //!< their host mirror
   std::size_t staged_words_ = 0;
+  std::unique_ptr<detail::symmetric_path> symmetric_;  //!< null where NCCL's collectives carry the exchanges
+  bool symmetric_checked_ = false;
+  detail::symmetric_path* symmetric();  //!< set up at the first exchange (collective)
 };
 
 }  // namespace nccl

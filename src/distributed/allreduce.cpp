@@ -6,7 +6,8 @@
 // columns: a reduce-scatter and an allgather; reproducible sums of rows and columns as a
 // one-byte level code and three int64 bins, met by max and integer sums) and merged in rank
 // order (detail/merge.hpp's steps, run by the backend's Engine::for_each), or, under
-// determinism::fast, summed by the engine. docs/distributed.md has the design and its
+// determinism::fast, summed by the engine; sums of rows and columns go in one step where the
+// engine adds in rank order itself (communicator::ordered_sum: the NCCL adapter's symmetric path). docs/distributed.md has the design and its
 // measurements.
 #include <algorithm>
 #include <cstring>
@@ -39,6 +40,7 @@ struct distributed_state {
 
 communicator::communicator() : state_(new detail::distributed_state) {}
 communicator::~communicator() = default;
+bool communicator::ordered_sum(const queue&, const void*, void*, std::size_t, std::size_t, element) { return false; }
 
 namespace detail {
 namespace {
@@ -131,9 +133,9 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   const std::size_t results = whole ? 1 : r.local.results;
   // reproducible: the binned operators exchange their partials; fast: the engine sums floats.
   const bool partials = runs_binned(r.local);
-  const bool native = r.local.opt.det == determinism::fast && !partials &&
-                      (r.local.op == op_id::plus || r.local.op == op_id::sum_of_squares || r.local.op == op_id::dot) &&
-                      (r.local.acc == dtype::f32 || r.local.acc == dtype::f64);
+  const bool summable = !partials && (r.local.op == op_id::plus || r.local.op == op_id::sum_of_squares || r.local.op == op_id::dot) &&
+                        (r.local.acc == dtype::f32 || r.local.acc == dtype::f64);
+  const bool native = r.local.opt.det == determinism::fast && summable;
   const std::size_t piece_bytes = !partials ? r.local.result_bytes : r.local.op == op_id::moments ? moments_partial_bytes : sum_partial_bytes;
   const std::size_t value_bytes = r.local.result_bytes;
   // Vectors travel as a reduce-scatter and an allgather: rank j merges block j (`block` results,
@@ -218,8 +220,11 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
 
   // 4. The exchange, and the merge in rank order into the caller's output (or, for the
   //    synchronous form, a result slot of this call).
+  const auto type = r.local.acc == dtype::f64 ? communicator::element::f64 : communicator::element::f32;
+  // Sums of rows and columns, where the engine adds in rank order itself (the NCCL adapter's
+  // symmetric path): the merge the reduce-scatter below makes, in one step into the output.
+  if (summable && !whole && ranks > 1 && on_device && comm.ordered_sum(q, local, r.local.out, results, r.local.out_stride, type)) return;
   if (native) {  // the engine's own sum; every rank then holds the same values
-    const auto type = r.local.acc == dtype::f64 ? communicator::element::f64 : communicator::element::f32;
     const auto sum = communicator::reduction::sum;
     if (on_device && !r.host_out && r.local.out_stride == 1) return comm.allreduce(q, local, r.local.out, results, type, sum);
     if (on_device) comm.allreduce(q, local, local, results, type, sum);

@@ -2,6 +2,8 @@
 // preduce: the NCCL adapter (nccl.hpp).
 #include <preduce/nccl.hpp>
 
+#include "nccl_symmetric.hpp"
+
 #include <cstring>
 #include <string>
 
@@ -44,6 +46,7 @@ communicator::~communicator() {
   int previous = -1;
   (void)cudaGetDevice(&previous);
   (void)cudaSetDevice(device_);
+  symmetric_.reset();
   if (side_) (void)cudaStreamSynchronize(side_);
   if (staged_) (void)cudaFree(staged_);
   if (pinned_) (void)cudaFreeHost(pinned_);
@@ -52,14 +55,25 @@ communicator::~communicator() {
   (void)cudaGetLastError();
 }
 
+detail::symmetric_path* communicator::symmetric() {
+  if (!symmetric_checked_) {
+    symmetric_ = detail::symmetric_path::make(comm_, rank_, size_, device_, side_);
+    symmetric_checked_ = true;
+  }
+  return symmetric_.get();
+}
+
 void communicator::allgather(const queue& q, const void* send, void* recv, std::size_t bytes) {
   backend::device_guard d(device_);
-  check(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream_of(q, device_)), "allreduce: ncclAllGather");
+  const cudaStream_t stream = stream_of(q, device_);
+  if (auto* s = symmetric()) return s->allgather(stream, send, recv, bytes);
+  check(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream), "allreduce: ncclAllGather");
 }
 
 void communicator::alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) {
   backend::device_guard d(device_);
   const cudaStream_t stream = stream_of(q, device_);
+  if (auto* s = symmetric()) return s->alltoall(stream, send, recv, bytes);
   const auto* in = static_cast<const char*>(send);
   auto* out = static_cast<char*>(recv);
   check(ncclGroupStart(), "allreduce: ncclGroupStart");
@@ -72,13 +86,25 @@ void communicator::alltoall(const queue& q, const void* send, void* recv, std::s
 
 void communicator::allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) {
   backend::device_guard d(device_);
-  check(ncclAllReduce(send, recv, count, nccl_type(type), op == reduction::max ? ncclMax : ncclSum, comm_, stream_of(q, device_)),
-        "allreduce: ncclAllReduce");
+  const cudaStream_t stream = stream_of(q, device_);
+  if (auto* s = symmetric()) return s->allreduce(stream, send, recv, count, 1, type, op);
+  check(ncclAllReduce(send, recv, count, nccl_type(type), op == reduction::max ? ncclMax : ncclSum, comm_, stream), "allreduce: ncclAllReduce");
 }
 
 void communicator::reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) {
   backend::device_guard d(device_);
-  check(ncclReduceScatter(send, recv, count, nccl_type(type), ncclSum, comm_, stream_of(q, device_)), "allreduce: ncclReduceScatter");
+  const cudaStream_t stream = stream_of(q, device_);
+  if (auto* s = symmetric()) return s->reduce_scatter(stream, send, recv, count, type);
+  check(ncclReduceScatter(send, recv, count, nccl_type(type), ncclSum, comm_, stream), "allreduce: ncclReduceScatter");
+}
+
+bool communicator::ordered_sum(const queue& q, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type) {
+  backend::device_guard d(device_);
+  const cudaStream_t stream = stream_of(q, device_);
+  auto* s = symmetric();
+  if (!s || (type != element::f32 && type != element::f64)) return false;
+  s->allreduce(stream, send, recv, count, recv_stride, type, reduction::sum);
+  return true;
 }
 
 void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {
