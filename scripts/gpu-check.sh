@@ -19,7 +19,9 @@
 #   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
 #                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
 # The stage "distributed" (not in the default list; for machines of several GPUs) runs the NCCL
-# tests (a thread per GPU, then a process per GPU under mpirun) and preduce-dist-bench on every
+# tests (a thread per GPU over the symmetric path, again over NCCL's collectives with
+# PREDUCE_NCCL_SYMMETRIC=0, then a process per GPU under mpirun; each under a 300 s timeout, a
+# hang being a failure) and preduce-dist-bench on every
 # GPU, on 2, and on 1, 2 and all GPUs for the 2^31-element strong-scaling sum (DIST_SCALING=0
 # leaves it out): dist.txt and dist-<K>.json / scaling-<K>.json in $OUT (tar them if more than 8
 # files would come back).
