@@ -57,8 +57,7 @@ void* queue_state::scratch(std::size_t bytes) {
   // HIP 5.2 documents hipMallocAsync as beta, so growth waits for the queue instead: work already
   // queued may still use the old block. Growth is rare (the largest grid times the largest
   // accumulator, once per queue).
-  std::size_t grown = workspace_bytes ? workspace_bytes : 4096;
-  while (grown < bytes) grown *= 2;
+  const std::size_t grown = runtime::grown_size(workspace_bytes, bytes, 4096);
   backend::device_guard g(device);
   if (workspace) {
     backend::check_gpu(hipStreamSynchronize(stream), "queue: waiting before growing scratch");
