@@ -12,6 +12,7 @@
 #include <preduce/backend/columns/dispatch_columns.hpp>
 #include <preduce/backend/distributed/dispatch_distributed.hpp>
 #include <preduce/portable/gpu_check.hpp>
+#include <preduce/portable/study_kernels.hpp>
 #include <preduce/backend/queue_state.hpp>
 #include <preduce/backend/rows/dispatch_rows.hpp>
 #include <preduce/backend/segments/dispatch_segments.hpp>
@@ -21,7 +22,8 @@ namespace preduce {
 namespace backend {
 
 //! Enqueues reductions on a queue's stream; never waits; writes finalized results to device
-//! memory. Each launch picks the kernels instantiated for the device's wavefront size.
+//! memory. Each launch picks the kernels instantiated for the device's wavefront size. Options
+//! this build does not compile (the study variants) run as automatic (portable::compiled_options).
 struct engine {
   template <class Reducer, class Source>
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
@@ -29,7 +31,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    reduce_whole(s, red, src, n, d_out, o);
+    reduce_whole(s, red, src, n, d_out, portable::compiled_options(o));
   }
 
   //! Rows, columns and segments launch one untuned kernel shape each (rows/dispatch_rows.hpp,
@@ -41,7 +43,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_rows(s, red, src, rows, cols, d_out, out_stride, o);
+    enqueue_rows(s, red, src, rows, cols, d_out, out_stride, portable::compiled_options(o));
   }
 
   template <class Reducer, class Source>
@@ -61,7 +63,7 @@ struct engine {
     detail::queue_state& s = q.state();
     std::lock_guard<std::mutex> lock(s.mutex);
     device_guard g(s.device);
-    enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, o);
+    enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, portable::compiled_options(o));
   }
 
   //! sink(t, the partial of line t) (distributed/partial_lines.hpp), a thread a line.

@@ -17,6 +17,7 @@
 
 #include <preduce/detail/reducer.hpp>
 #include <preduce/execution.hpp>
+#include <preduce/portable/study_kernels.hpp>
 #include <preduce/portable/wave_steps.hpp>
 
 namespace preduce {
@@ -133,11 +134,12 @@ __device__ __forceinline__ Acc warp_reduce_shuffle(const Reducer& red, Acc v) {
 //! The wavefront reduction chosen by `w`: DPP for operators it serves unless `shuffle` is asked
 //! for (`fused_shuffle`, `hardware` and `automatic` all take DPP; AMD has no whole-wavefront
 //! reduce instruction). Requires: all Wave lanes active, each holding a valid accumulator.
-//! Returns the wavefront's result in lane 0 (DPP: in every lane).
+//! Returns the wavefront's result in lane 0 (DPP: in every lane). Without the study variants
+//! (portable::compiled_warp) `w` is automatic, so DPP's operators carry no shuffle code.
 template <int Wave, class Reducer, class Acc>
 __device__ __forceinline__ Acc warp_reduce(const Reducer& red, Acc v, warp_algorithm w) {
   if constexpr (portable::reduces_by_dpp<Reducer>()) {
-    if (w != warp_algorithm::shuffle) return warp_reduce_dpp<Wave>(red, v);
+    if (portable::compiled_warp(w) != warp_algorithm::shuffle) return warp_reduce_dpp<Wave>(red, v);
   }
   return warp_reduce_shuffle<Wave, Wave>(red, v);
 }

@@ -15,6 +15,7 @@
 #include <preduce/portable/gpu_check.hpp>
 #include <preduce/backend/launch.hpp>
 #include <preduce/backend/queue_state.hpp>
+#include <preduce/portable/study_kernels.hpp>
 #include <preduce/backend/thread/thread_load.hpp>
 #include <preduce/backend/tuning.hpp>
 #include <preduce/backend/whole/reduce_partials.hpp>
@@ -61,7 +62,9 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
     auto run = [&](const auto& source) {
       switch (shape) {
         case device_shape::single_pass: launch(std::integral_constant<device_shape, device_shape::single_pass>{}, source); break;
-        case device_shape::two_pass_partials: launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source); break;
+        case device_shape::two_pass_partials:  // algorithm::two_pass, a study variant (compiled_options)
+          if constexpr (portable::study_kernels) launch(std::integral_constant<device_shape, device_shape::two_pass_partials>{}, source);
+          break;
         case device_shape::atomic:
           if constexpr (has_atomic_merge<Reducer, Acc>()) launch(std::integral_constant<device_shape, device_shape::atomic>{}, source);
           break;
@@ -74,9 +77,11 @@ void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src,
       run(src);
     }
     check_gpu(hipGetLastError(), "reduce: launching the reduction kernel");
-    if (shape == device_shape::two_pass_partials && grid > 1) {
-      reduce_partials_kernel<W, block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
-      check_gpu(hipGetLastError(), "reduce: launching the second pass");
+    if constexpr (portable::study_kernels) {
+      if (shape == device_shape::two_pass_partials && grid > 1) {
+        reduce_partials_kernel<W, block_threads><<<1, block_threads, 0, s.stream>>>(red, partials, grid, d_out, o.warp);
+        check_gpu(hipGetLastError(), "reduce: launching the second pass");
+      }
     }
   });
 }
