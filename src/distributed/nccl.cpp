@@ -14,9 +14,7 @@ namespace preduce {
 namespace nccl {
 namespace {
 
-void check(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw error(errc::communication, std::string(what) + ": " + ncclGetErrorString(rc));
-}
+using detail::check_nccl;
 ncclDataType_t nccl_type(preduce::communicator::element type) {
   switch (type) {
     case preduce::communicator::element::u8: return ncclUint8;
@@ -35,9 +33,9 @@ cudaStream_t stream_of(const queue& q, int device) {
 }  // namespace
 
 communicator::communicator(ncclComm_t comm) : comm_(comm) {
-  check(ncclCommUserRank(comm_, &rank_), "nccl::communicator: ncclCommUserRank");
-  check(ncclCommCount(comm_, &size_), "nccl::communicator: ncclCommCount");
-  check(ncclCommCuDevice(comm_, &device_), "nccl::communicator: ncclCommCuDevice");
+  check_nccl(ncclCommUserRank(comm_, &rank_), "nccl::communicator: ncclCommUserRank");
+  check_nccl(ncclCommCount(comm_, &size_), "nccl::communicator: ncclCommCount");
+  check_nccl(ncclCommCuDevice(comm_, &device_), "nccl::communicator: ncclCommCuDevice");
   backend::device_guard d(device_);
   backend::check_gpu(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "nccl::communicator: cudaStreamCreateWithFlags");
 }
@@ -67,7 +65,7 @@ void communicator::allgather(const queue& q, const void* send, void* recv, std::
   backend::device_guard d(device_);
   const cudaStream_t stream = stream_of(q, device_);
   if (auto* s = symmetric()) return s->allgather(stream, send, recv, bytes);
-  check(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream), "allreduce: ncclAllGather");
+  check_nccl(ncclAllGather(send, recv, bytes, ncclChar, comm_, stream), "allreduce: ncclAllGather");
 }
 
 void communicator::alltoall(const queue& q, const void* send, void* recv, std::size_t bytes) {
@@ -76,26 +74,26 @@ void communicator::alltoall(const queue& q, const void* send, void* recv, std::s
   if (auto* s = symmetric()) return s->alltoall(stream, send, recv, bytes);
   const auto* in = static_cast<const char*>(send);
   auto* out = static_cast<char*>(recv);
-  check(ncclGroupStart(), "allreduce: ncclGroupStart");
+  check_nccl(ncclGroupStart(), "allreduce: ncclGroupStart");
   for (int r = 0; r < size_; ++r) {
-    check(ncclSend(in + std::size_t(r) * bytes, bytes, ncclChar, r, comm_, stream), "allreduce: ncclSend");
-    check(ncclRecv(out + std::size_t(r) * bytes, bytes, ncclChar, r, comm_, stream), "allreduce: ncclRecv");
+    check_nccl(ncclSend(in + std::size_t(r) * bytes, bytes, ncclChar, r, comm_, stream), "allreduce: ncclSend");
+    check_nccl(ncclRecv(out + std::size_t(r) * bytes, bytes, ncclChar, r, comm_, stream), "allreduce: ncclRecv");
   }
-  check(ncclGroupEnd(), "allreduce: ncclGroupEnd");
+  check_nccl(ncclGroupEnd(), "allreduce: ncclGroupEnd");
 }
 
 void communicator::allreduce(const queue& q, const void* send, void* recv, std::size_t count, element type, reduction op) {
   backend::device_guard d(device_);
   const cudaStream_t stream = stream_of(q, device_);
   if (auto* s = symmetric()) return s->allreduce(stream, send, recv, count, 1, type, op);
-  check(ncclAllReduce(send, recv, count, nccl_type(type), op == reduction::max ? ncclMax : ncclSum, comm_, stream), "allreduce: ncclAllReduce");
+  check_nccl(ncclAllReduce(send, recv, count, nccl_type(type), op == reduction::max ? ncclMax : ncclSum, comm_, stream), "allreduce: ncclAllReduce");
 }
 
 void communicator::reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) {
   backend::device_guard d(device_);
   const cudaStream_t stream = stream_of(q, device_);
   if (auto* s = symmetric()) return s->reduce_scatter(stream, send, recv, count, type);
-  check(ncclReduceScatter(send, recv, count, nccl_type(type), ncclSum, comm_, stream), "allreduce: ncclReduceScatter");
+  check_nccl(ncclReduceScatter(send, recv, count, nccl_type(type), ncclSum, comm_, stream), "allreduce: ncclReduceScatter");
 }
 
 bool communicator::ordered_sum(const queue& q, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type) {
@@ -122,7 +120,7 @@ void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_
   }
   std::memcpy(pinned_, mine, words * sizeof(std::int64_t));
   backend::check_gpu(cudaMemcpyAsync(staged_, pinned_, words * sizeof(std::int64_t), cudaMemcpyHostToDevice, side_), "allreduce: cudaMemcpyAsync");
-  check(ncclAllGather(staged_, staged_ + words, words, ncclInt64, comm_, side_), "allreduce: ncclAllGather (the agreement)");
+  check_nccl(ncclAllGather(staged_, staged_ + words, words, ncclInt64, comm_, side_), "allreduce: ncclAllGather (the agreement)");
   backend::check_gpu(cudaMemcpyAsync(pinned_ + words, staged_ + words, std::size_t(size_) * words * sizeof(std::int64_t), cudaMemcpyDeviceToHost, side_),
         "allreduce: cudaMemcpyAsync");
   backend::check_gpu(cudaStreamSynchronize(side_), "allreduce: waiting for the agreement");

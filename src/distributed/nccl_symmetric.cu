@@ -32,17 +32,17 @@ namespace nccl {
 namespace detail {
 namespace {
 
+// The kernels' shape. Evidence: with these, allreduce_columns at 2^26 on four H200s took 1.07x
+// the ring's baseline; 64 CTAs and one granule a thread in flight took 1.63x (docs/distributed.md,
+// "Four H200s, git 62fea08"). Not varied one at a time. max_ctas stays below the SM count so
+// every CTA is resident, as the per-CTA barriers need.
 constexpr int threads = 512;       // a CTA
-constexpr int max_ctas = 128;      // and at most this many, one an SM: all resident, as the barriers need
+constexpr int max_ctas = 128;      // CTAs at most
 constexpr int batch = 4;           // granules a thread has in flight at once
 constexpr std::size_t granule = 16;
 
 __host__ __device__ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 __host__ __device__ std::size_t granules(std::size_t bytes) { return (bytes + granule - 1) / granule; }
-
-void check(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw error(errc::communication, std::string(what) + ": " + ncclGetErrorString(rc));
-}
 
 //! What a kernel needs to reach the window: this rank's and the peers' copies of one half.
 struct window_half {
@@ -88,6 +88,15 @@ __device__ void copy_in(const window_half& w, std::size_t offset, const char* sr
   for_owned(0, granules(bytes), [&](std::size_t g) { copy_granule(w.mine(offset) + g * granule, src + g * granule, granule_bytes(g, bytes)); });
 }
 
+//! Copies block j (`bytes` at send + j * bytes) of every j < size into the half at j * slot,
+//! this thread's granules: the input of alltoall and reduce_scatter.
+__device__ void copy_in_blocks(const window_half& w, const char* send, std::size_t bytes, std::size_t slot) {
+  for_owned(0, granules(bytes), [&](std::size_t g) {
+    for (int j = 0; j < w.size; ++j)
+      copy_granule(w.mine(std::size_t(j) * slot) + g * granule, send + std::size_t(j) * bytes + g * granule, granule_bytes(g, bytes));
+  });
+}
+
 __device__ void sync_ranks(ncclLsaBarrierSession<ncclCoopCta>& bar) { bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel); }
 
 // allgather: recv[r * bytes ..] = rank r's send[0 .. bytes).
@@ -103,10 +112,7 @@ __global__ void __launch_bounds__(threads) allgather_kernel(window_half w, const
 // alltoall: recv[r * bytes ..] = rank r's send[rank * bytes ..) (`slot` = bytes rounded to 16).
 __global__ void __launch_bounds__(threads) alltoall_kernel(window_half w, const char* send, char* recv, std::size_t bytes, std::size_t slot) {
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), w.dev, ncclTeamTagLsa(), blockIdx.x);
-  for_owned(0, granules(bytes), [&](std::size_t g) {
-    for (int j = 0; j < w.size; ++j)
-      copy_granule(w.mine(std::size_t(j) * slot) + g * granule, send + std::size_t(j) * bytes + g * granule, granule_bytes(g, bytes));
-  });
+  copy_in_blocks(w, send, bytes, slot);
   sync_ranks(bar);
   for_owned(0, granules(bytes), [&](std::size_t g) {
     for (int r = 0; r < w.size; ++r)
@@ -119,10 +125,7 @@ __global__ void __launch_bounds__(threads) reduce_scatter_kernel(window_half w, 
                                                                   std::size_t slot) {
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), w.dev, ncclTeamTagLsa(), blockIdx.x);
   const std::size_t bytes = count * sizeof(std::int64_t);
-  for_owned(0, granules(bytes), [&](std::size_t g) {
-    for (int j = 0; j < w.size; ++j)
-      copy_granule(w.mine(std::size_t(j) * slot) + g * granule, send + std::size_t(j) * bytes + g * granule, granule_bytes(g, bytes));
-  });
+  copy_in_blocks(w, send, bytes, slot);
   sync_ranks(bar);
   for_owned(0, granules(bytes), [&](std::size_t g) {
     const std::size_t first = g * 2, n = min(std::size_t(2), count - first);
@@ -224,7 +227,7 @@ __global__ void __launch_bounds__(threads) allreduce_kernel(window_half w, const
 
 struct symmetric_path::state {
   ncclComm_t comm = nullptr;
-  int rank = 0, size = 1, device = 0, ctas = 1;
+  int rank = 0, size = 1, ctas = 1;
   cudaStream_t side = nullptr;
   ncclDevComm dev{};
   bool dev_made = false;
@@ -247,7 +250,7 @@ struct symmetric_path::state {
   //! The minimum over ranks of `mine` (every rank calls it at the same point).
   int agree_min(int mine) {
     backend::check_gpu(cudaMemcpyAsync(flag, &mine, sizeof mine, cudaMemcpyHostToDevice, side), "nccl symmetric: cudaMemcpyAsync");
-    check(ncclAllReduce(flag, flag, 1, ncclInt32, ncclMin, comm, side), "nccl symmetric: ncclAllReduce");
+    check_nccl(ncclAllReduce(flag, flag, 1, ncclInt32, ncclMin, comm, side), "nccl symmetric: ncclAllReduce");
     int all = 0;
     backend::check_gpu(cudaMemcpyAsync(&all, flag, sizeof all, cudaMemcpyDeviceToHost, side), "nccl symmetric: cudaMemcpyAsync");
     backend::check_gpu(cudaStreamSynchronize(side), "nccl symmetric: cudaStreamSynchronize");
@@ -262,8 +265,8 @@ struct symmetric_path::state {
     (void)agree_min(1);  // every rank's kernels on the old window are done
     release_window();
     const std::size_t grown = round_up(std::max(bytes, 2 * half), std::size_t(1) << 21);
-    check(ncclMemAlloc(&buffer, 2 * grown), "nccl symmetric: ncclMemAlloc");
-    check(ncclCommWindowRegister(comm, buffer, 2 * grown, &window, NCCL_WIN_COLL_SYMMETRIC), "nccl symmetric: ncclCommWindowRegister");
+    check_nccl(ncclMemAlloc(&buffer, 2 * grown), "nccl symmetric: ncclMemAlloc");
+    check_nccl(ncclCommWindowRegister(comm, buffer, 2 * grown, &window, NCCL_WIN_COLL_SYMMETRIC), "nccl symmetric: ncclCommWindowRegister");
     half = grown;
   }
 
@@ -298,7 +301,6 @@ std::unique_ptr<symmetric_path> symmetric_path::make(ncclComm_t comm, int rank, 
   s->comm = comm;
   s->rank = rank;
   s->size = size;
-  s->device = device;
   s->side = side;
   int sms = 0;
   backend::check_gpu(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "nccl symmetric: cudaDeviceGetAttribute");

@@ -13,12 +13,19 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include <preduce/distributed.hpp>
+#include <preduce/error.hpp>
 
 namespace preduce {
 namespace nccl {
 namespace detail {
+
+//! An NCCL failure as preduce::error(errc::communication), naming what failed.
+inline void check_nccl(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess) throw error(errc::communication, std::string(what) + ": " + ncclGetErrorString(rc));
+}
 
 //! One communicator's symmetric window and device communicator, and the kernels over them.
 //! make() and the destructor are collective (every rank, at the same point of its calls); each
