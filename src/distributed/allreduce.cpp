@@ -7,7 +7,8 @@
 // one-byte level code and three int64 bins, met by max and integer sums) and merged in rank
 // order (detail/merge.hpp's steps, run by the backend's Engine::for_each), or, under
 // determinism::fast, summed by the engine; sums of rows and columns go in one step where the
-// engine adds in rank order itself (communicator::ordered_sum: the NCCL adapter's symmetric path). docs/distributed.md has the design and its
+// engine adds in rank order itself, or the compact binned sums itself (communicator::ordered_sum
+// and binned_sum: the NCCL adapter's symmetric path). docs/distributed.md has the design and its
 // measurements.
 #include <algorithm>
 #include <cstring>
@@ -41,6 +42,7 @@ struct distributed_state {
 communicator::communicator() : state_(new detail::distributed_state) {}
 communicator::~communicator() = default;
 bool communicator::ordered_sum(const queue&, const void*, void*, std::size_t, std::size_t, element) { return false; }
+bool communicator::binned_sum(const queue&, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element) { return false; }
 
 namespace detail {
 namespace {
@@ -152,7 +154,7 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   const bool binned_sums = scatter && partials && r.local.op != op_id::moments;
   auto fits_compact = [](std::uint64_t length) { return length < exchange::terms_limit / 2; };
   const bool wrote_compact = binned_sums && fits_compact(r.extent);
-  const std::size_t codes_bytes = (padded + 7) / 8 * 8;  // then the int64 bins, aligned
+  const std::size_t codes_bytes = (padded + 15) / 16 * 16;  // then the int64 bins, 16-byte aligned (the engines copy granules)
 
   unsigned char* local = nullptr;  // this rank's results (or partials, or codes and bins), `padded` of them
   // This rank's local request: its results (partials) into `local`; compact: codes there, bins at `limbs`.
@@ -256,7 +258,12 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   std::uint64_t line_length = 0;  // the joined axis: the length of every line
   for (std::size_t k = 0; k < ranks; ++k) line_length += std::uint64_t(all[k * words + extent]);
   if (binned_sums && fits_compact(line_length)) {
-    // The codes' max (every line's common level), the bins moved to it in place, their sums
+    // In one step where the engine can (the NCCL adapter's symmetric path); the values are floats or doubles.
+    const auto value_type = value_bytes == sizeof(double) ? communicator::element::f64 : communicator::element::f32;
+    if (on_device && comm.binned_sum(q, local, reinterpret_cast<const std::int64_t*>(local + codes_bytes), r.local.out, results,
+                                     r.local.out_stride, value_type))
+      return;
+    // Else the codes' max (every line's common level), the bins moved to it in place, their sums
     // scattered (rank j gets block j's), rounded by the block's owner. Workspace: this rank's
     // codes and bins in `local`; the common codes and the summed block in `received`.
     const auto* own = local;

@@ -105,6 +105,16 @@ bool communicator::ordered_sum(const queue& q, const void* send, void* recv, std
   return true;
 }
 
+bool communicator::binned_sum(const queue& q, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
+                              std::size_t recv_stride, element type) {
+  backend::device_guard d(device_);
+  const cudaStream_t stream = stream_of(q, device_);
+  auto* s = symmetric();
+  if (!s || (type != element::f32 && type != element::f64)) return false;
+  s->binned_sum(stream, codes, limbs, recv, count, recv_stride, type);
+  return true;
+}
+
 void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {
   backend::device_guard d(device_);
   const std::size_t total = (std::size_t(size_) + 1) * words;

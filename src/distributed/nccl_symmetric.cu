@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include <preduce/detail/merge.hpp>
 #include <preduce/error.hpp>
 #include <preduce/portable/gpu_check.hpp>
 
@@ -223,6 +224,100 @@ __global__ void __launch_bounds__(threads) allreduce_kernel(window_half w, const
   }
 }
 
+// The binned sums of lines in one kernel (the reproducible sums of rows and columns), the
+// allreduce's two steps over exchange::store_compact's form: 25 bytes a line (a code, three int64
+// bins) stored into the line's owner, which meets them as exchange:: does (the highest code, the
+// bins moved to it, integer sums) and rounds; 4 or 8 bytes a line back to every rank. Lines go in
+// tiles of `tile_lines`: a tile belongs to one CTA index on every rank, its threads copy its
+// bytes as granules and meet its lines one a thread. A rank's block of `block` lines (a whole
+// number of tiles) has, in the first region of each rank's half, slot r = [codes | bins] from
+// rank r; the second region holds every line's value.
+constexpr std::size_t tile_lines = 1024;
+
+//! Copies `bytes` from src to dst (both 16-byte aligned), the CTA's threads in turn, `batch`
+//! granules a thread in flight.
+__device__ void cta_copy(char* dst, const char* src, std::size_t bytes) {
+  const std::size_t n = granules(bytes), full = bytes / granule;
+  for (std::size_t g = threadIdx.x; g < n; g += batch * blockDim.x) {
+    uint4 v[batch];
+#pragma unroll
+    for (int b = 0; b < batch; ++b) {
+      const std::size_t h = g + b * blockDim.x;
+      if (h < full) v[b] = reinterpret_cast<const uint4*>(src)[h];
+    }
+#pragma unroll
+    for (int b = 0; b < batch; ++b) {
+      const std::size_t h = g + b * blockDim.x;
+      if (h >= n) break;
+      if (h < full) reinterpret_cast<uint4*>(dst)[h] = v[b];
+      else copy_granule(dst + h * granule, src + h * granule, bytes - h * granule);
+    }
+  }
+}
+
+template <class R>
+__global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, const std::uint8_t* codes, const std::int64_t* limbs, R* recv,
+                                                              std::size_t lines, std::size_t stride, std::size_t block) {
+  namespace ex = ::preduce::detail::exchange;
+  namespace binned = ::preduce::detail::binned;
+  constexpr std::size_t limb_bytes = binned::folds * sizeof(std::int64_t);
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), w.dev, ncclTeamTagLsa(), blockIdx.x);
+  const std::size_t slot = block * (1 + limb_bytes), values = std::size_t(w.size) * slot;
+  const std::size_t tiles = block / tile_lines;  // a block's
+  // 1. Block j's tiles into slot `rank` of rank j, rank i starting with block i + 1.
+  for (int k = 1; k <= w.size; ++k) {
+    const int j = (w.rank + k) % w.size;
+    char* to = const_cast<char*>(w.peer(j, std::size_t(w.rank) * slot));
+    for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
+      const std::size_t in_block = u * tile_lines, first = std::size_t(j) * block + in_block;
+      if (first >= lines) break;
+      const std::size_t n = min(tile_lines, lines - first);
+      cta_copy(to + in_block, reinterpret_cast<const char*>(codes + first), n);
+      cta_copy(to + block + in_block * limb_bytes, reinterpret_cast<const char*>(limbs + binned::folds * first), n * limb_bytes);
+    }
+  }
+  sync_ranks(bar);
+  // 2. This rank's lines: every rank's bins at the highest code, summed, rounded, stored into
+  //    every rank's second region.
+  for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
+    for (std::size_t t = u * tile_lines + threadIdx.x; t < (u + 1) * tile_lines; t += blockDim.x) {
+      const std::size_t line = std::size_t(w.rank) * block + t;
+      if (line >= lines) break;
+      std::uint8_t common = 0;  // the highest code (special_code, 255, above every level)
+      for (int r = 0; r < w.size; ++r) {
+        const std::uint8_t c = *reinterpret_cast<const std::uint8_t*>(w.mine(std::size_t(r) * slot + t));
+        if (c > common) common = c;
+      }
+      std::int64_t sum[binned::folds] = {};
+      for (int r = 0; r < w.size; ++r) {
+        const std::uint8_t own = *reinterpret_cast<const std::uint8_t*>(w.mine(std::size_t(r) * slot + t));
+        const auto* l = reinterpret_cast<const std::int64_t*>(w.mine(std::size_t(r) * slot + block + t * limb_bytes));
+        if (common == ex::special_code) {  // only the flags of the lines that saw a special count
+          if (own == ex::special_code)
+            for (int f = 0; f < binned::folds; ++f) sum[f] += l[f];
+          continue;
+        }
+        const int shift = int(common) - int(own);  // exchange::align_step's move
+        for (int f = shift; f < binned::folds; ++f) sum[f] += l[f - shift];
+      }
+      const R v = binned::round_to<R>(ex::digits_of(common, sum));
+      for (int k = 0; k < w.size; ++k) {
+        const int r = (w.rank + k) % w.size;
+        *reinterpret_cast<R*>(const_cast<char*>(w.peer(r, values + line * sizeof(R)))) = v;
+      }
+    }
+  }
+  sync_ranks(bar);
+  // 3. Every line's value into recv, each CTA its tiles' (what the same CTA of the owner stored).
+  for (int j = 0; j < w.size; ++j) {
+    for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
+      const std::size_t first = std::size_t(j) * block + u * tile_lines;
+      for (std::size_t line = first + threadIdx.x; line < min(first + tile_lines, lines); line += blockDim.x)
+        recv[line * stride] = *reinterpret_cast<const R*>(w.mine(values + line * sizeof(R)));
+    }
+  }
+}
+
 }  // namespace
 
 struct symmetric_path::state {
@@ -373,6 +468,24 @@ void symmetric_path::allreduce(cudaStream_t stream, const void* send, void* recv
   }
 }
 
+void symmetric_path::binned_sum(cudaStream_t stream, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
+                                std::size_t recv_stride, element type) {
+  if (count == 0) return;
+  if (type != element::f32 && type != element::f64) throw error(errc::unsupported, "nccl symmetric: binned sums round to float or double");
+  if ((reinterpret_cast<std::uintptr_t>(codes) | reinterpret_cast<std::uintptr_t>(limbs)) % granule != 0)
+    throw error(errc::unsupported, "nccl symmetric: the binned sums' codes and bins must be 16-byte aligned");
+  const std::size_t size = std::size_t(s_->size), block = round_up((count + size - 1) / size, tile_lines);
+  const std::size_t value = type == element::f64 ? sizeof(double) : sizeof(float);
+  const std::size_t limb_bytes = ::preduce::detail::binned::folds * sizeof(std::int64_t);
+  const window_half w = s_->begin(stream, size * block * (1 + limb_bytes + value));
+  const unsigned grid = unsigned(std::min<std::size_t>(std::size_t(s_->ctas), block / tile_lines));
+  if (type == element::f64)
+    binned_sum_kernel<double><<<grid, threads, 0, stream>>>(w, codes, limbs, static_cast<double*>(recv), count, recv_stride, block);
+  else
+    binned_sum_kernel<float><<<grid, threads, 0, stream>>>(w, codes, limbs, static_cast<float*>(recv), count, recv_stride, block);
+  s_->end(stream);
+}
+
 #else  // an NCCL without its device API: its own collectives carry every exchange
 
 struct symmetric_path::state {};
@@ -386,6 +499,9 @@ void symmetric_path::reduce_scatter(cudaStream_t, const void*, void*, std::size_
   throw error(errc::unsupported, "nccl symmetric: no device API");
 }
 void symmetric_path::allreduce(cudaStream_t, const void*, void*, std::size_t, std::size_t, element, reduction) {
+  throw error(errc::unsupported, "nccl symmetric: no device API");
+}
+void symmetric_path::binned_sum(cudaStream_t, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element) {
   throw error(errc::unsupported, "nccl symmetric: no device API");
 }
 #endif

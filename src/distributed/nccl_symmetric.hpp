@@ -12,6 +12,7 @@
 #include <nccl.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -52,6 +53,12 @@ class symmetric_path {
   //! recv[i * recv_stride] = send of rank 0 [i] op send of rank 1 [i] op ..., in rank order.
   void allreduce(cudaStream_t stream, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type,
                  reduction op);
+
+  //! recv[i * recv_stride] = the value of the ranks' compact binned sums of line i (codes and
+  //! limbs as exchange::store_compact writes them), rounded to `type` (f32 or f64): the
+  //! communicator's binned_sum.
+  void binned_sum(cudaStream_t stream, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
+                  std::size_t recv_stride, element type);
 
   struct state;  // the NCCL handles and the window (nccl_symmetric.cu)
 

@@ -16,7 +16,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -161,6 +163,46 @@ void check_vectors(preduce::communicator& comm, const world& w, tally& t, const 
   }
 }
 
+//! Reproducible allreduce_rows and allreduce_columns of op over rows x cols elements whose pieces
+//! sit at levels far apart (scaled by 2^-120 .. 2^120 by position: the ranks' bins move down or
+//! drop at the merge), with lines holding NaN, +inf, -inf, and +inf and -inf on different ranks:
+//! the single-GPU bits, into an output of stride 3.
+template <class T, class Op>
+void check_levels_and_specials(preduce::communicator& comm, const world& w, tally& t, const preduce::queue& q, std::size_t rows,
+                               std::size_t cols, Op op, const char* name) {
+  using R = test::result_of<Op, T>;
+  auto x = test::make_data<T>(test::data::spread, rows * cols, rows * cols + 21);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) x[i * cols + j] = std::ldexp(x[i * cols + j], int((i * 7 + j * 13) % 9) * 30 - 120);
+  const T inf = std::numeric_limits<T>::infinity();
+  x[3 * cols + 2] = inf, x[(rows - 2) * cols + 2] = -inf;  // line 2 (columns) and rows 3, rows - 2
+  x[10 * cols + 1] = inf, x[10 * cols + cols - 2] = -inf;  // row 10 (rows) and columns 1, cols - 2
+  x[5 * cols + 4] = inf;
+  x[(rows - 1) * cols + 6] = std::numeric_limits<T>::quiet_NaN();
+  const preduce::device_buffer<T> whole(q, x);
+  const std::size_t me = std::size_t(w.rank), stride = 3;
+  for (const bool by_rows : {true, false}) {
+    const std::size_t results = by_rows ? rows : cols, along = by_rows ? cols : rows;
+    preduce::device_buffer<R> single(q, results);
+    if (by_rows) preduce::reduce_rows(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    else preduce::reduce_columns(q, whole.data(), rows, cols, single.data(), op, reproducible);
+    const auto want = single.to_host();
+    for (const auto& split : splits_of(along, w.size)) {
+      const std::size_t first = std::accumulate(split.begin(), split.begin() + w.rank, std::size_t(0)), mine = split[me];
+      const preduce::device_buffer<T> d_block(q, test::block_of(x, rows, cols, by_rows, first, mine));
+      preduce::device_buffer<R> out(q, results * stride);
+      if (by_rows) preduce::allreduce_rows(comm, q, d_block.data(), rows, mine, preduce::strided(out.data(), stride), op, reproducible);
+      else preduce::allreduce_columns(comm, q, d_block.data(), mine, cols, preduce::strided(out.data(), stride), op, reproducible);
+      const auto got = out.to_host();
+      bool same = true;
+      for (std::size_t i = 0; i < results; ++i) same = same && test::same_bits(got[i * stride], want[i]);
+      t.check(same, w.rank, std::string(name) + (by_rows ? " allreduce_rows " : " allreduce_columns ") + std::to_string(rows) + " x " +
+                                std::to_string(cols) + " across levels, with NaN and infinities, split " + std::to_string(split[0]) + "/" +
+                                std::to_string(split.back()) + ": reproducible has the single-GPU bits");
+    }
+  }
+}
+
 //! Every check on one rank (a thread or a process) with its communicator.
 void run_rank(preduce::communicator& comm, const world& w, tally& t, int device) {
   const preduce::queue q(device);
@@ -183,6 +225,13 @@ void run_rank(preduce::communicator& comm, const world& w, tally& t, int device)
     check_vectors(comm, w, t, q, rows, cols, test::make_data<double>(test::data::spread, n, n + 13), preduce::moments<>{}, "f64 moments");
     check_vectors(comm, w, t, q, rows, cols, test::make_data<float>(test::data::ties, n, n + 14), preduce::argmax{}, "f32 argmax");
     check_vectors(comm, w, t, q, rows, cols, test::make_data<std::int32_t>(test::data::spread, n, n + 15), preduce::minmax{}, "i32 minmax");
+  }
+  // Reproducible lines across levels and with specials: a few lines, and enough for many tiles
+  // and CTAs of the symmetric path's kernel.
+  for (const auto& shape : {std::pair<std::size_t, std::size_t>{29, 17}, {64, (std::size_t(1) << 17) + 3}}) {
+    check_levels_and_specials<float>(comm, w, t, q, shape.first, shape.second, preduce::plus<>{}, "f32 plus");
+    check_levels_and_specials<double>(comm, w, t, q, shape.first, shape.second, preduce::plus<>{}, "f64 plus");
+    check_levels_and_specials<float>(comm, w, t, q, shape.first, shape.second, preduce::sum_of_squares<>{}, "f32 sum_of_squares");
   }
   // Bad input on the last rank: every rank throws, none hangs, and the communicator works on.
   const preduce::device_buffer<float> d(q, std::vector<float>(1000, 1.0f));
