@@ -85,13 +85,13 @@ class communicator {
   //! merges itself). The run_to_run sums of rows and columns take it.
   virtual bool ordered_sum(const queue& q, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type);
   //! The reproducible sums of rows and columns in one step: codes[i] and limbs[3i .. 3i + 3) are
-  //! line i's compact binned sum on this rank (detail/merge.hpp's exchange::store_compact);
-  //! recv[i * recv_stride] = the exact sum over ranks (their bins moved to the ranks' highest
-  //! code and added as integers), rounded once to `type` (f32 or f64), i < count, on every rank,
-  //! and true; or false, doing nothing, where the engine cannot (preduce then exchanges the
-  //! codes and bins through the collectives above).
+  //! line i's compact binned sum on this rank (detail/merge.hpp's exchange::store_compact), of at
+  //! most `terms` terms on any rank; recv[i * recv_stride] = the exact sum over ranks (their bins
+  //! moved to the ranks' highest code and added as integers), rounded once to `type` (f32 or
+  //! f64), i < count, on every rank, and true; or false, doing nothing, where the engine cannot
+  //! (preduce then exchanges the codes and bins through the collectives above).
   virtual bool binned_sum(const queue& q, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
-                          std::size_t recv_stride, element type);
+                          std::size_t recv_stride, element type, std::uint64_t terms);
   //! all[r * words .. (r + 1) * words) = rank r's mine[0 .. words), in host memory, returning
   //! once done and ordered with no queue: the calls' agreement on their arguments, before they
   //! write anything.

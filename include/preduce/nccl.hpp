@@ -43,7 +43,7 @@ class communicator final : public preduce::communicator {
   void reduce_scatter(const queue& q, const void* send, void* recv, std::size_t count, element type) override;
   bool ordered_sum(const queue& q, const void* send, void* recv, std::size_t count, std::size_t recv_stride, element type) override;
   bool binned_sum(const queue& q, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count, std::size_t recv_stride,
-                  element type) override;
+                  element type, std::uint64_t terms) override;
   //! Through device memory on a stream of its own: NCCL orders it with the communicator's other
   //! work, and it waits for no queue's.
   void agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) override;

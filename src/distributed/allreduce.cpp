@@ -42,7 +42,9 @@ struct distributed_state {
 communicator::communicator() : state_(new detail::distributed_state) {}
 communicator::~communicator() = default;
 bool communicator::ordered_sum(const queue&, const void*, void*, std::size_t, std::size_t, element) { return false; }
-bool communicator::binned_sum(const queue&, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element) { return false; }
+bool communicator::binned_sum(const queue&, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element, std::uint64_t) {
+  return false;
+}
 
 namespace detail {
 namespace {
@@ -258,10 +260,13 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   std::uint64_t line_length = 0;  // the joined axis: the length of every line
   for (std::size_t k = 0; k < ranks; ++k) line_length += std::uint64_t(all[k * words + extent]);
   if (binned_sums && fits_compact(line_length)) {
-    // In one step where the engine can (the NCCL adapter's symmetric path); the values are floats or doubles.
+    // In one step where the engine can (the NCCL adapter's symmetric path); the values are floats
+    // or doubles, and no rank's line holds more than twice its longest extent in terms.
     const auto value_type = value_bytes == sizeof(double) ? communicator::element::f64 : communicator::element::f32;
+    std::uint64_t longest = 0;
+    for (std::size_t k = 0; k < ranks; ++k) longest = std::max(longest, std::uint64_t(all[k * words + extent]));
     if (on_device && comm.binned_sum(q, local, reinterpret_cast<const std::int64_t*>(local + codes_bytes), r.local.out, results,
-                                     r.local.out_stride, value_type))
+                                     r.local.out_stride, value_type, 2 * longest))
       return;
     // Else the codes' max (every line's common level), the bins moved to it in place, their sums
     // scattered (rank j gets block j's), rounded by the block's owner. Workspace: this rank's

@@ -106,12 +106,12 @@ bool communicator::ordered_sum(const queue& q, const void* send, void* recv, std
 }
 
 bool communicator::binned_sum(const queue& q, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
-                              std::size_t recv_stride, element type) {
+                              std::size_t recv_stride, element type, std::uint64_t terms) {
   backend::device_guard d(device_);
   const cudaStream_t stream = stream_of(q, device_);
   auto* s = symmetric();
   if (!s || (type != element::f32 && type != element::f64)) return false;
-  s->binned_sum(stream, codes, limbs, recv, count, recv_stride, type);
+  s->binned_sum(stream, codes, limbs, recv, count, recv_stride, type, terms);
   return true;
 }
 

@@ -225,95 +225,180 @@ __global__ void __launch_bounds__(threads) allreduce_kernel(window_half w, const
 }
 
 // The binned sums of lines in one kernel (the reproducible sums of rows and columns), the
-// allreduce's two steps over exchange::store_compact's form: 25 bytes a line (a code, three int64
-// bins) stored into the line's owner, which meets them as exchange:: does (the highest code, the
-// bins moved to it, integer sums) and rounds; 4 or 8 bytes a line back to every rank. Lines go in
-// tiles of `tile_lines`: a tile belongs to one CTA index on every rank, its threads copy its
-// bytes as granules and meet its lines one a thread. A rank's block of `block` lines (a whole
-// number of tiles) has, in the first region of each rank's half, slot r = [codes | bins] from
-// rank r; the second region holds every line's value.
-constexpr std::size_t tile_lines = 1024;
+// allreduce's two steps over exchange::store_compact's form: each line's code and three bins
+// stored into the line's owner, which meets them as exchange:: does (the highest code, the bins
+// moved to it, integer sums) and rounds; the value (4 or 8 bytes) back to every rank. On the wire
+// a bin is its low 32 bits and its high part, Hi: int16_t where every bin fits 48 bits (lines of
+// fewer than 64 elements a rank: 19 bytes a line), else int32_t (25 bytes). A thread takes four
+// consecutive lines (a quad) in every phase; tiles of `tile_lines` (a quad a thread) belong to
+// one CTA index on every rank. A rank's block of `block` lines (a whole number of tiles) has, in
+// the first region of each rank's half, slot r from rank r: [codes | low words by bin | high
+// parts by bin]; the second region holds every line's value.
+constexpr std::size_t quad = 4;
+constexpr std::size_t tile_lines = quad * threads;
 
-//! Copies `bytes` from src to dst (both 16-byte aligned), the CTA's threads in turn, `batch`
-//! granules a thread in flight.
-__device__ void cta_copy(char* dst, const char* src, std::size_t bytes) {
-  const std::size_t n = granules(bytes), full = bytes / granule;
-  for (std::size_t g = threadIdx.x; g < n; g += batch * blockDim.x) {
-    uint4 v[batch];
+//! Where a slot's arrays start, for blocks of `block` lines.
+template <class Hi>
+struct binned_slot {
+  std::size_t block;
+  __host__ __device__ std::size_t low(int f) const { return block + std::size_t(f) * block * sizeof(std::uint32_t); }
+  __host__ __device__ std::size_t high(int f) const {
+    return block * (1 + 3 * sizeof(std::uint32_t)) + std::size_t(f) * block * sizeof(Hi);
+  }
+  __host__ __device__ std::size_t bytes() const { return block * (1 + 3 * (sizeof(std::uint32_t) + sizeof(Hi))); }
+};
+
+//! Four lines' codes and bins (bin f of line i at bins[f][i]).
+struct binned_quad {
+  std::uint32_t codes;  // line i's code in byte i
+  std::int64_t bins[3][quad];
+};
+
+//! Lines first .. first + 3 of the compact form, those from `lines` on as zeros.
+__device__ binned_quad load_quad(const std::uint8_t* codes, const std::int64_t* limbs, std::size_t first, std::size_t lines) {
+  binned_quad q{};
+  if (first + quad <= lines) {  // 16-byte aligned: first is a multiple of 4, the arrays 16-byte aligned
+    q.codes = *reinterpret_cast<const std::uint32_t*>(codes + first);
+    const auto* v = reinterpret_cast<const longlong2*>(limbs + 3 * first);
+    std::int64_t l[3 * quad];
 #pragma unroll
-    for (int b = 0; b < batch; ++b) {
-      const std::size_t h = g + b * blockDim.x;
-      if (h < full) v[b] = reinterpret_cast<const uint4*>(src)[h];
+    for (int k = 0; k < 3 * int(quad) / 2; ++k) {
+      const longlong2 x = v[k];
+      l[2 * k] = x.x, l[2 * k + 1] = x.y;
     }
 #pragma unroll
-    for (int b = 0; b < batch; ++b) {
-      const std::size_t h = g + b * blockDim.x;
-      if (h >= n) break;
-      if (h < full) reinterpret_cast<uint4*>(dst)[h] = v[b];
-      else copy_granule(dst + h * granule, src + h * granule, bytes - h * granule);
-    }
+    for (int i = 0; i < int(quad); ++i)
+#pragma unroll
+      for (int f = 0; f < 3; ++f) q.bins[f][i] = l[3 * i + f];
+    return q;
+  }
+  for (std::size_t i = 0; first + i < lines && i < quad; ++i) {
+    q.codes |= std::uint32_t(codes[first + i]) << (8 * i);
+    for (int f = 0; f < 3; ++f) q.bins[f][i] = limbs[3 * (first + i) + f];
+  }
+  return q;
+}
+
+//! Stores a quad at in-block line o of a slot (`to`): its codes, low words and high parts.
+template <class Hi>
+__device__ void store_quad(char* to, binned_slot<Hi> at, std::size_t o, const binned_quad& q) {
+  *reinterpret_cast<std::uint32_t*>(to + o) = q.codes;
+#pragma unroll
+  for (int f = 0; f < 3; ++f) {
+    *reinterpret_cast<uint4*>(to + at.low(f) + o * sizeof(std::uint32_t)) =
+        make_uint4(std::uint32_t(q.bins[f][0]), std::uint32_t(q.bins[f][1]), std::uint32_t(q.bins[f][2]), std::uint32_t(q.bins[f][3]));
+    Hi h[quad];
+#pragma unroll
+    for (int i = 0; i < int(quad); ++i) h[i] = Hi(q.bins[f][i] >> 32);
+    if constexpr (sizeof(Hi) == 2) *reinterpret_cast<uint2*>(to + at.high(f) + o * sizeof(Hi)) = *reinterpret_cast<const uint2*>(h);
+    else *reinterpret_cast<uint4*>(to + at.high(f) + o * sizeof(Hi)) = *reinterpret_cast<const uint4*>(h);
   }
 }
 
-template <class R>
+//! The quad at in-block line o of a slot (`from`), its bins whole again.
+template <class Hi>
+__device__ binned_quad read_quad(const char* from, binned_slot<Hi> at, std::size_t o) {
+  binned_quad q;
+  q.codes = *reinterpret_cast<const std::uint32_t*>(from + o);
+#pragma unroll
+  for (int f = 0; f < 3; ++f) {
+    const uint4 lo = *reinterpret_cast<const uint4*>(from + at.low(f) + o * sizeof(std::uint32_t));
+    Hi h[quad];
+    if constexpr (sizeof(Hi) == 2) *reinterpret_cast<uint2*>(h) = *reinterpret_cast<const uint2*>(from + at.high(f) + o * sizeof(Hi));
+    else *reinterpret_cast<uint4*>(h) = *reinterpret_cast<const uint4*>(from + at.high(f) + o * sizeof(Hi));
+    const std::uint32_t l[quad] = {lo.x, lo.y, lo.z, lo.w};
+#pragma unroll
+    for (int i = 0; i < int(quad); ++i) q.bins[f][i] = std::int64_t(std::uint64_t(std::int64_t(h[i])) << 32 | l[i]);
+  }
+  return q;
+}
+
+template <class R, class Hi>
 __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, const std::uint8_t* codes, const std::int64_t* limbs, R* recv,
                                                               std::size_t lines, std::size_t stride, std::size_t block) {
   namespace ex = ::preduce::detail::exchange;
   namespace binned = ::preduce::detail::binned;
-  constexpr std::size_t limb_bytes = binned::folds * sizeof(std::int64_t);
+  static_assert(binned::folds == 3, "three bins a line");
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), w.dev, ncclTeamTagLsa(), blockIdx.x);
-  const std::size_t slot = block * (1 + limb_bytes), values = std::size_t(w.size) * slot;
-  const std::size_t tiles = block / tile_lines;  // a block's
-  // 1. Block j's tiles into slot `rank` of rank j, rank i starting with block i + 1.
+  const binned_slot<Hi> at{block};
+  const std::size_t values = std::size_t(w.size) * at.bytes(), tiles = block / tile_lines;  // tiles: a block's
+  const std::size_t mine = quad * threadIdx.x;  // this thread's first line in a tile
+  // 1. Block j's quads into slot `rank` of rank j, rank i starting with block i + 1.
   for (int k = 1; k <= w.size; ++k) {
     const int j = (w.rank + k) % w.size;
-    char* to = const_cast<char*>(w.peer(j, std::size_t(w.rank) * slot));
+    char* to = const_cast<char*>(w.peer(j, std::size_t(w.rank) * at.bytes()));
     for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
-      const std::size_t in_block = u * tile_lines, first = std::size_t(j) * block + in_block;
-      if (first >= lines) break;
-      const std::size_t n = min(tile_lines, lines - first);
-      cta_copy(to + in_block, reinterpret_cast<const char*>(codes + first), n);
-      cta_copy(to + block + in_block * limb_bytes, reinterpret_cast<const char*>(limbs + binned::folds * first), n * limb_bytes);
+      const std::size_t o = u * tile_lines + mine, first = std::size_t(j) * block + o;
+      if (first < lines) store_quad(to, at, o, load_quad(codes, limbs, first, lines));
     }
   }
   sync_ranks(bar);
-  // 2. This rank's lines: every rank's bins at the highest code, summed, rounded, stored into
+  // 2. This rank's quads: every rank's bins at the highest code, summed, rounded, stored into
   //    every rank's second region.
   for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
-    for (std::size_t t = u * tile_lines + threadIdx.x; t < (u + 1) * tile_lines; t += blockDim.x) {
-      const std::size_t line = std::size_t(w.rank) * block + t;
-      if (line >= lines) break;
-      std::uint8_t common = 0;  // the highest code (special_code, 255, above every level)
-      for (int r = 0; r < w.size; ++r) {
-        const std::uint8_t c = *reinterpret_cast<const std::uint8_t*>(w.mine(std::size_t(r) * slot + t));
-        if (c > common) common = c;
-      }
-      std::int64_t sum[binned::folds] = {};
-      for (int r = 0; r < w.size; ++r) {
-        const std::uint8_t own = *reinterpret_cast<const std::uint8_t*>(w.mine(std::size_t(r) * slot + t));
-        const auto* l = reinterpret_cast<const std::int64_t*>(w.mine(std::size_t(r) * slot + block + t * limb_bytes));
-        if (common == ex::special_code) {  // only the flags of the lines that saw a special count
+    const std::size_t o = u * tile_lines + mine, first = std::size_t(w.rank) * block + o;
+    if (first >= lines) continue;
+    std::uint8_t common[quad] = {};  // the highest code (special_code, 255, above every level)
+    for (int r = 0; r < w.size; ++r) {
+      const std::uint32_t c = *reinterpret_cast<const std::uint32_t*>(w.mine(std::size_t(r) * at.bytes() + o));
+#pragma unroll
+      for (int i = 0; i < int(quad); ++i)
+        if (std::uint8_t(c >> (8 * i)) > common[i]) common[i] = std::uint8_t(c >> (8 * i));
+    }
+    std::int64_t sum[quad][3] = {};
+    for (int r = 0; r < w.size; ++r) {
+      const binned_quad q = read_quad(w.mine(std::size_t(r) * at.bytes()), at, o);
+#pragma unroll
+      for (int i = 0; i < int(quad); ++i) {
+        const std::uint8_t own = std::uint8_t(q.codes >> (8 * i));
+        if (common[i] == ex::special_code) {  // only the flags of the lines that saw a special count
           if (own == ex::special_code)
-            for (int f = 0; f < binned::folds; ++f) sum[f] += l[f];
+            for (int f = 0; f < 3; ++f) sum[i][f] += q.bins[f][i];
           continue;
         }
-        const int shift = int(common) - int(own);  // exchange::align_step's move
-        for (int f = shift; f < binned::folds; ++f) sum[f] += l[f - shift];
+        const int shift = int(common[i]) - int(own);  // exchange::align_step's move (>= 0)
+#pragma unroll
+        for (int f = 0; f < 3; ++f) {
+          std::int64_t moved = 0;  // bin f - shift, chosen among constant indices (registers, not local memory)
+#pragma unroll
+          for (int s = 0; s <= f; ++s)
+            if (shift == s) moved = q.bins[f - s][i];
+          sum[i][f] += moved;
+        }
       }
-      const R v = binned::round_to<R>(ex::digits_of(common, sum));
-      for (int k = 0; k < w.size; ++k) {
-        const int r = (w.rank + k) % w.size;
-        *reinterpret_cast<R*>(const_cast<char*>(w.peer(r, values + line * sizeof(R)))) = v;
-      }
+    }
+    union {
+      R r[quad];
+      uint4 v[quad * sizeof(R) / 16];
+    } out;
+#pragma unroll
+    for (int i = 0; i < int(quad); ++i) out.r[i] = first + i < lines ? binned::round_to<R>(ex::digits_of(common[i], sum[i])) : R(0);
+    for (int k = 0; k < w.size; ++k) {
+      auto* to = reinterpret_cast<uint4*>(const_cast<char*>(w.peer((w.rank + k) % w.size, values + first * sizeof(R))));
+#pragma unroll
+      for (int h = 0; h < int(quad * sizeof(R) / 16); ++h) to[h] = out.v[h];
     }
   }
   sync_ranks(bar);
   // 3. Every line's value into recv, each CTA its tiles' (what the same CTA of the owner stored).
+  const bool vector_out = stride == 1 && reinterpret_cast<std::uintptr_t>(recv) % 16 == 0;
   for (int j = 0; j < w.size; ++j) {
     for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
-      const std::size_t first = std::size_t(j) * block + u * tile_lines;
-      for (std::size_t line = first + threadIdx.x; line < min(first + tile_lines, lines); line += blockDim.x)
-        recv[line * stride] = *reinterpret_cast<const R*>(w.mine(values + line * sizeof(R)));
+      const std::size_t first = std::size_t(j) * block + u * tile_lines + mine;
+      if (first >= lines) continue;
+      union {
+        R r[quad];
+        uint4 v[quad * sizeof(R) / 16];
+      } in;
+      const auto* from = reinterpret_cast<const uint4*>(w.mine(values + first * sizeof(R)));
+#pragma unroll
+      for (int h = 0; h < int(quad * sizeof(R) / 16); ++h) in.v[h] = from[h];
+      if (vector_out && first + quad <= lines) {
+#pragma unroll
+        for (int h = 0; h < int(quad * sizeof(R) / 16); ++h) reinterpret_cast<uint4*>(recv + first)[h] = in.v[h];
+      } else {
+        for (std::size_t i = 0; i < quad && first + i < lines; ++i) recv[(first + i) * stride] = in.r[i];
+      }
     }
   }
 }
@@ -469,21 +554,26 @@ void symmetric_path::allreduce(cudaStream_t stream, const void* send, void* recv
 }
 
 void symmetric_path::binned_sum(cudaStream_t stream, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
-                                std::size_t recv_stride, element type) {
+                                std::size_t recv_stride, element type, std::uint64_t terms) {
   if (count == 0) return;
   if (type != element::f32 && type != element::f64) throw error(errc::unsupported, "nccl symmetric: binned sums round to float or double");
   if ((reinterpret_cast<std::uintptr_t>(codes) | reinterpret_cast<std::uintptr_t>(limbs)) % granule != 0)
     throw error(errc::unsupported, "nccl symmetric: the binned sums' codes and bins must be 16-byte aligned");
   const std::size_t size = std::size_t(s_->size), block = round_up((count + size - 1) / size, tile_lines);
-  const std::size_t value = type == element::f64 ? sizeof(double) : sizeof(float);
-  const std::size_t limb_bytes = ::preduce::detail::binned::folds * sizeof(std::int64_t);
-  const window_half w = s_->begin(stream, size * block * (1 + limb_bytes + value));
   const unsigned grid = unsigned(std::min<std::size_t>(std::size_t(s_->ctas), block / tile_lines));
-  if (type == element::f64)
-    binned_sum_kernel<double><<<grid, threads, 0, stream>>>(w, codes, limbs, static_cast<double*>(recv), count, recv_stride, block);
-  else
-    binned_sum_kernel<float><<<grid, threads, 0, stream>>>(w, codes, limbs, static_cast<float*>(recv), count, recv_stride, block);
-  s_->end(stream);
+  // A bin total of `terms` terms has at most bit_length(terms) + 40 bits and a sign (exchange::).
+  int length = 0;
+  while (length < 64 && (terms >> length) != 0) ++length;
+  auto run = [&](auto value, auto high) {
+    using R = decltype(value);
+    using Hi = decltype(high);
+    const window_half w = s_->begin(stream, size * (binned_slot<Hi>{block}.bytes() + block * sizeof(R)));
+    binned_sum_kernel<R, Hi><<<grid, threads, 0, stream>>>(w, codes, limbs, static_cast<R*>(recv), count, recv_stride, block);
+    s_->end(stream);
+  };
+  const bool narrow = length + 41 <= 48;
+  if (type == element::f64) return narrow ? run(double{}, std::int16_t{}) : run(double{}, std::int32_t{});
+  return narrow ? run(float{}, std::int16_t{}) : run(float{}, std::int32_t{});
 }
 
 #else  // an NCCL without its device API: its own collectives carry every exchange
@@ -501,7 +591,7 @@ void symmetric_path::reduce_scatter(cudaStream_t, const void*, void*, std::size_
 void symmetric_path::allreduce(cudaStream_t, const void*, void*, std::size_t, std::size_t, element, reduction) {
   throw error(errc::unsupported, "nccl symmetric: no device API");
 }
-void symmetric_path::binned_sum(cudaStream_t, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element) {
+void symmetric_path::binned_sum(cudaStream_t, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element, std::uint64_t) {
   throw error(errc::unsupported, "nccl symmetric: no device API");
 }
 #endif

@@ -55,10 +55,10 @@ class symmetric_path {
                  reduction op);
 
   //! recv[i * recv_stride] = the value of the ranks' compact binned sums of line i (codes and
-  //! limbs as exchange::store_compact writes them), rounded to `type` (f32 or f64): the
-  //! communicator's binned_sum.
+  //! limbs as exchange::store_compact writes them), rounded to `type` (f32 or f64), where no
+  //! rank's line holds more than `terms` terms: the communicator's binned_sum.
   void binned_sum(cudaStream_t stream, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
-                  std::size_t recv_stride, element type);
+                  std::size_t recv_stride, element type, std::uint64_t terms);
 
   struct state;  // the NCCL handles and the window (nccl_symmetric.cu)
 
