@@ -513,6 +513,63 @@ TEST_CASE_TEMPLATE("reproducible.splits", T, float, double, half, bfloat16) {
   }
 }
 
+// The compact form of partials, as the exchange defines it: the code (level - level_min, or 255
+// for NaN and infinities) and the bins moved to a common code's level (or the flags as 0 / 1).
+std::uint8_t code_of(const preduce::detail::binned::digits& d) {
+  return d.specials ? preduce::detail::exchange::special_code : std::uint8_t(d.level - preduce::detail::binned::level_min);
+}
+void limbs_at(const preduce::detail::binned::digits& d, std::uint8_t common, std::int64_t* limbs) {
+  namespace binned = preduce::detail::binned;
+  for (int k = 0; k < binned::folds; ++k) limbs[k] = 0;
+  if (common == preduce::detail::exchange::special_code) {
+    limbs[0] = (d.specials & binned::saw_nan) != 0;
+    limbs[1] = (d.specials & binned::saw_pos_inf) != 0;
+    limbs[2] = (d.specials & binned::saw_neg_inf) != 0;
+    return;
+  }
+  const int shift = int(common) + binned::level_min - d.level;
+  for (int k = 0; k + shift < binned::folds; ++k) limbs[k + shift] = std::int64_t(d.bin[k].limb[0]);
+}
+
+// What the partial-lines kernels write for the exchange, straight from a line's accumulator
+// (Red::compact: 64-bit bins from the lattice counts), is the compact form of its digits: lines
+// of 1 to 300 terms at levels far apart, with NaN and infinities, and lines of 6000 terms near
+// the top of their level (bins past 2^50 units: carries), each folded in two halves that are
+// then merged, for float, double and dot of floats (two terms an element), on the host.
+TEST_CASE_TEMPLATE("reproducible.compact_of_an_accumulator_is_its_digits", T, float, double) {
+  namespace binned = preduce::detail::binned;
+  using Red = preduce::detail::reducer_for<preduce::partial<preduce::plus<>>, T>;
+  using Dot = preduce::portable::binned::binned_reducer<preduce::dot<float>, preduce::detail::pair_of<float>, true>;
+  auto check = [](const auto& red, const auto& x, std::size_t n, std::uint64_t trial) {
+    using R = std::decay_t<decltype(red)>;
+    auto a = red.identity(), b = red.identity();
+    for (std::size_t k = 0; k < n / 2; ++k) a = red.combine(a, red.lift(x(k), k));
+    for (std::size_t k = n / 2; k < n; ++k) b = red.combine(b, red.lift(x(k), k));
+    a = red.combine(a, b);
+    const binned::digits d = red.finalize(a).digits();
+    std::uint8_t code = 0, want_code = code_of(d);
+    std::int64_t limbs[binned::folds], want[binned::folds];
+    R::compact(a, code, limbs);
+    limbs_at(d, want_code, want);
+    CAPTURE(trial);
+    CHECK(code == want_code);
+    for (int k = 0; k < binned::folds; ++k) CHECK(limbs[k] == want[k]);
+  };
+  for (std::uint64_t trial = 0; trial < 60; ++trial) {
+    const bool carries = trial % 5 == 0;
+    const std::size_t n = carries ? 6000 : 1 + (trial * 37) % 300;
+    auto x = spread_data<T>(n, test::seed_for<T>("compact of an accumulator", trial));
+    const int scale = int(trial % 11) * 20 - 100;
+    for (std::size_t k = 0; k < n; ++k)
+      x[k] = carries ? std::ldexp(T(1) + T(0.9) * std::fabs(x[k]) / (T(1) + std::fabs(x[k])), 37) : std::ldexp(x[k], k % 3 == 0 ? scale : -scale / 2);
+    if (trial % 7 == 3) x[n / 2] = std::numeric_limits<T>::infinity();
+    if (trial % 7 == 4) x[n - 1] = -std::numeric_limits<T>::infinity();
+    if (trial % 13 == 5) x[0] = std::numeric_limits<T>::quiet_NaN();
+    check(Red{}, [&](std::size_t k) { return x[k]; }, n, trial);
+    check(Dot{}, [&](std::size_t k) { return preduce::detail::pair_of<float>{float(x[k]), float(x[n - 1 - k]) * 0.75f}; }, n, trial);
+  }
+}
+
 // The distributed calls' compact exchange (detail/merge.hpp's exchange::: one-byte codes met
 // by max, int64 bins written at each line's level, moved to the common level in place and
 // summed) gives exactly the digits the partials' own merge gives: pieces at top bins far apart
@@ -541,18 +598,19 @@ TEST_CASE_TEMPLATE("reproducible.compact_exchange_is_the_merge", T, float, doubl
     std::uint8_t common = 0;
     for (const auto& p : parts) {
       merged += p;
-      common = std::max(common, ex::code_of(p.digits()));
+      common = std::max(common, code_of(p.digits()));
     }
     std::int64_t sums[binned::folds] = {};
     bool aligned_as_limbs_of = true;
     for (const auto& p : parts) {
       std::int64_t limbs[binned::folds];
-      ex::limbs_of(p.digits(), common, limbs);
+      limbs_at(p.digits(), common, limbs);
       for (int b = 0; b < binned::folds; ++b) sums[b] += limbs[b];
       // The partial-lines path: the compact form at the line's own level, then aligned in place.
       std::uint8_t own = 0;
-      std::int64_t compact[binned::folds];
-      ex::store_compact<T>{&own, compact}(0, p);
+      std::int64_t totals[binned::folds], compact[binned::folds];
+      for (int b = 0; b < binned::folds; ++b) totals[b] = std::int64_t(p.digits().bin[b].limb[0]);
+      ex::compact_of(p.digits().level, p.digits().specials, totals, own, compact);
       ex::align_step{&own, &common, compact, 1}(0);
       for (int b = 0; b < binned::folds; ++b) aligned_as_limbs_of = aligned_as_limbs_of && compact[b] == limbs[b];
     }

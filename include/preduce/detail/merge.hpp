@@ -116,11 +116,15 @@ PREDUCE_HD auto fold_line(const Reducer& red, const Source& src, std::uint64_t t
   return a;
 }
 
-//! Partial lines' whole form: out[t] = line t's partial (Engine::partial_lines).
+//! Partial lines' whole form: out[t] = line t's partial (Engine::partial_lines hands each line's
+//! accumulator and reducer to its sink).
 template <class P>
 struct store_partial {
   P* out;
-  PREDUCE_HD void operator()(std::uint64_t t, const P& p) const { out[t] = p; }
+  template <class Red, class Acc>
+  PREDUCE_HD void operator()(std::uint64_t t, const Red& red, const Acc& a) const {
+    out[t] = red.finalize(a);
+  }
 };
 
 //! The compact exchange of binned sums (the reproducible allreduce_rows and allreduce_columns
@@ -136,22 +140,20 @@ namespace exchange {
 constexpr std::uint8_t special_code = 255;               //!< a line with a NaN or an infinity
 constexpr std::uint64_t terms_limit = std::uint64_t(1) << 23;
 
-PREDUCE_HD inline std::uint8_t code_of(const binned::digits& d) {
-  return d.specials ? special_code : std::uint8_t(d.level - binned::level_min);
-}
-
-//! limbs[0 .. folds) = d's bins at the common code's level; under special_code, d's NaN, +inf
-//! and -inf flags as 0 or 1 (their sums over ranks say which any rank saw).
-PREDUCE_HD inline void limbs_of(const binned::digits& d, std::uint8_t common, std::int64_t* limbs) {
-  for (int k = 0; k < binned::folds; ++k) limbs[k] = 0;
-  if (common == special_code) {
-    limbs[0] = (d.specials & binned::saw_nan) != 0;
-    limbs[1] = (d.specials & binned::saw_pos_inf) != 0;
-    limbs[2] = (d.specials & binned::saw_neg_inf) != 0;
+//! The compact form of a binned sum at `level` with `specials` whose bin totals are `totals`
+//! (their low 64 bits): code = level - level_min, limbs = totals; or, where it saw a NaN or an
+//! infinity, code = special_code and limbs = its NaN, +inf and -inf flags as 0 or 1 (their sums
+//! over ranks say which any rank saw).
+PREDUCE_HD inline void compact_of(int level, std::uint32_t specials, const std::int64_t* totals, std::uint8_t& code, std::int64_t* limbs) {
+  if (specials) {
+    code = special_code;
+    limbs[0] = (specials & binned::saw_nan) != 0;
+    limbs[1] = (specials & binned::saw_pos_inf) != 0;
+    limbs[2] = (specials & binned::saw_neg_inf) != 0;
     return;
   }
-  const int shift = int(common) + binned::level_min - d.level;  // >= 0: common is the ranks' highest
-  for (int k = 0; k + shift < binned::folds; ++k) limbs[k + shift] = std::int64_t(d.bin[k].limb[0]);
+  code = std::uint8_t(level - binned::level_min);
+  for (int k = 0; k < binned::folds; ++k) limbs[k] = totals[k];
 }
 
 //! The merged digits from the common code and the ranks' summed limbs.
@@ -168,20 +170,20 @@ PREDUCE_HD inline binned::digits digits_of(std::uint8_t common, const std::int64
 }
 
 //! Partial lines' compact form: codes[t] = line t's code, limbs[3t ..] its bins at its own
-//! level (or its NaN / inf flags): what Engine::partial_lines writes for the exchange.
-template <class R>
+//! level (or its NaN / inf flags): what Engine::partial_lines writes for the exchange, from each
+//! line's binned accumulator through its reducer (Red::compact).
 struct store_compact {
   std::uint8_t* codes;
   std::int64_t* limbs;
-  PREDUCE_HD void operator()(std::uint64_t t, const reproducible_partial<R>& p) const {
-    const std::uint8_t code = code_of(p.digits());
-    codes[t] = code;
-    limbs_of(p.digits(), code, limbs + binned::folds * t);
+  template <class Red, class Acc>
+  PREDUCE_HD void operator()(std::uint64_t t, const Red&, const Acc& a) const {
+    Red::compact(a, codes[t], limbs + binned::folds * t);
   }
 };
 
 //! Line t's bins (store_compact's, at its own code) moved in place to the common code's level:
-//! then they equal limbs_of(partial, common[t]). Lines from `lines` on (the padding) get zeros.
+//! then they are its compact form at the common code's level. Lines from `lines` on (the
+//! padding) get zeros.
 struct align_step {
   const std::uint8_t* own;
   const std::uint8_t* common;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <preduce/detail/merge.hpp>
 #include <preduce/detail/reducer.hpp>
 #include <preduce/reproducible.hpp>
 
@@ -163,6 +164,13 @@ struct sum_reducer {
   template <int W>
   PREDUCE_HD static acc_type fold(const acc_type& a, const element (&x)[W], std::uint64_t) {
     return fold_terms<Terms>(a, x);
+  }
+  //! a's compact form (detail/merge.hpp's exchange::compact_of), for a of fewer than 2^23 terms.
+  PREDUCE_HD static void compact(acc_type a, std::uint8_t& code, std::int64_t* limbs) {
+    if (a.level == raw_level) a = materialized(a);
+    std::int64_t totals[folds];
+    low_totals(a, totals);
+    detail::exchange::compact_of(a.level, a.specials, totals, code, limbs);
   }
 };
 

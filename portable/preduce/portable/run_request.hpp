@@ -68,7 +68,7 @@ void run_group(const queue& q, const detail::request& r) {
         };
         using V = detail::merged_t<Red>;
         if constexpr (std::is_floating_point<V>::value) {  // sums: the exchange's compact form when asked
-          if (r.limbs) return lines(detail::exchange::store_compact<V>{static_cast<std::uint8_t*>(r.out), static_cast<std::int64_t*>(r.limbs)});
+          if (r.limbs) return lines(detail::exchange::store_compact{static_cast<std::uint8_t*>(r.out), static_cast<std::int64_t*>(r.limbs)});
         }
         return lines(detail::store_partial<Out>{out});
       } else if constexpr (P == part::arrays) {

@@ -69,7 +69,7 @@ struct engine {
     enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride, portable::compiled_options(o));
   }
 
-  //! sink(t, the partial of line t) (distributed/partial_lines.cuh).
+  //! sink(t, red, line t's accumulator) (distributed/partial_lines.cuh).
   template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
                             std::size_t line_step, std::size_t element_step, const Sink& sink) {

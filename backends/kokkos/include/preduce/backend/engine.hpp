@@ -77,7 +77,7 @@ struct engine {
     guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
   }
 
-  //! sink(t, the partial of line t) (distributed/partial_lines.hpp), an iteration a line.
+  //! sink(t, red, line t's accumulator) (distributed/partial_lines.hpp), an iteration a line.
   template <class Reducer, class Source, class Sink>
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
                             std::size_t line_step, std::size_t element_step, const Sink& sink) {

@@ -2,8 +2,9 @@
 // preduce cuda: the reproducible partials (partial_of) of many lines of a matrix: what the
 // distributed allreduce_rows and allreduce_columns exchange under determinism::reproducible.
 // Untuned on purpose: the tuned rows and columns kernels instantiated for partials doubled the
-// longest unit of the library's build (binned_sums narrow, 232 -> 473 s on an H100 host), and the
-// distributed call's time is its exchange of the partials (docs/distributed.md).
+// longest unit of the library's build (binned_sums narrow, 232 -> 473 s on an H100 host). What
+// costs here is each line's finish, not its fold: the sinks take the accumulator, and the compact
+// exchange's cuts it to 64-bit bins inline (docs/distributed.md).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@ constexpr int partial_lines_block_threads = 256;
 //! is src[t * line_step + k * element_step], k < length. Contiguous lines (element_step == 1) go
 //! a warp a line, its lanes striding along the line and meeting by shuffles; strided lines
 //! (columns) go a thread a line, neighbouring threads reading neighbouring addresses. Calls
-//! sink(t, Reducer::finalize of line t), for every t < lines (detail/merge.hpp's sinks).
+//! sink(t, red, line t's accumulator), for every t < lines (detail/merge.hpp's sinks).
 template <class Reducer, class Source, class Sink>
 __global__ void __launch_bounds__(partial_lines_block_threads)
     partial_lines_kernel(Reducer red, Source src, std::uint64_t lines, std::uint64_t length, std::uint64_t line_step,
@@ -38,10 +39,10 @@ __global__ void __launch_bounds__(partial_lines_block_threads)
       auto a = red.identity();
       for (std::uint64_t k = lane; k < length; k += warp_threads) a = red.combine(a, red.lift(src[t * line_step + k], k));
       a = warp_reduce_shuffle(red, a);
-      if (lane == 0) sink(t, red.finalize(a));
+      if (lane == 0) sink(t, red, a);
     }
   } else {
-    for (std::uint64_t t = thread; t < lines; t += threads) sink(t, red.finalize(detail::fold_line(red, src, t, length, line_step, element_step)));
+    for (std::uint64_t t = thread; t < lines; t += threads) sink(t, red, detail::fold_line(red, src, t, length, line_step, element_step));
   }
 }
 

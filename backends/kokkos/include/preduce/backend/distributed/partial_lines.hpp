@@ -15,7 +15,7 @@ namespace preduce {
 namespace backend {
 
 //! Iteration t folds line t (elements src[t * line_step + k * element_step], k < length) in k's
-//! order and calls sink(t, Reducer::finalize of it) (detail/merge.hpp's sinks). Reducer is a
+//! order and calls sink(t, red, its accumulator) (detail/merge.hpp's sinks). Reducer is a
 //! binned reducer whose result is a partial.
 template <class Reducer, class Source, class Sink>
 struct partial_lines_functor {
@@ -25,7 +25,7 @@ struct partial_lines_functor {
   Sink sink;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t line) const {
     const std::uint64_t t = std::uint64_t(line);
-    sink(t, red.finalize(detail::fold_line(red, src, t, length, line_step, element_step)));
+    sink(t, red, detail::fold_line(red, src, t, length, line_step, element_step));
   }
 };
 
