@@ -570,6 +570,39 @@ TEST_CASE_TEMPLATE("reproducible.compact_of_an_accumulator_is_its_digits", T, fl
   }
 }
 
+// The exchange's rounding of summed bins (exchange::value_of: 192-bit words in registers) has
+// round_to's bits: bins of every magnitude and sign (zero, +-1, powers of two, near 2^62 and
+// 2^40), ties, every level (subnormal results and overflow included) and the special code, for
+// float and double, on the host.
+TEST_CASE("reproducible.exchange_value_is_round_to") {
+  namespace ex = preduce::detail::exchange;
+  namespace binned = preduce::detail::binned;
+  test::rng random(0x5eed);
+  auto next = [&] { return random.next(); };
+  auto limb = [&]() -> std::int64_t {
+    const std::uint64_t r = next();
+    switch (next() % 6) {
+      case 0: return 0;
+      case 1: return std::int64_t(r) >> (r % 64);
+      case 2: return std::int64_t(r % 3) - 1;
+      case 3: return (std::int64_t(1) << (r % 62)) * ((r >> 62) & 1 ? -1 : 1);
+      case 4: return std::int64_t(r) >> 1;
+      default: return (std::int64_t(1) << 40) * ((r >> 63) ? -1 : 1) + std::int64_t(r % 7) - 3;
+    }
+  };
+  std::size_t differ = 0;
+  for (int i = 0; i < 400000; ++i) {
+    std::int64_t l[binned::folds] = {limb(), limb(), limb()};
+    std::uint8_t code = std::uint8_t(next() % std::uint64_t(binned::level_max - binned::level_min + 1));
+    if (i % 500 == 0) code = ex::special_code, l[0] = std::int64_t(next() % 2), l[1] = std::int64_t(next() % 2), l[2] = std::int64_t(next() % 2);
+    if (i % 7 == 0) l[0] = 0, l[1] = std::int64_t(next() % (std::uint64_t(1) << 40)) | 1, l[2] = std::int64_t(1) << 39;  // halfway cases
+    const binned::digits d = ex::digits_of(code, l);
+    differ += !test::same_bits(ex::value_of<float>(code, l), binned::round_to<float>(d));
+    differ += !test::same_bits(ex::value_of<double>(code, l), binned::round_to<double>(d));
+  }
+  CHECK(differ == 0);
+}
+
 // The distributed calls' compact exchange (detail/merge.hpp's exchange::: one-byte codes met
 // by max, int64 bins written at each line's level, moved to the common level in place and
 // summed) gives exactly the digits the partials' own merge gives: pieces at top bins far apart

@@ -372,7 +372,7 @@ __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, cons
       uint4 v[quad * sizeof(R) / 16];
     } out;
 #pragma unroll
-    for (int i = 0; i < int(quad); ++i) out.r[i] = first + i < lines ? binned::round_to<R>(ex::digits_of(common[i], sum[i])) : R(0);
+    for (int i = 0; i < int(quad); ++i) out.r[i] = first + i < lines ? ex::value_of<R>(common[i], sum[i]) : R(0);
     for (int k = 0; k < w.size; ++k) {
       auto* to = reinterpret_cast<uint4*>(const_cast<char*>(w.peer((w.rank + k) % w.size, values + first * sizeof(R))));
 #pragma unroll

@@ -250,6 +250,66 @@ PREDUCE_HD PREDUCE_NOINLINE R round_scaled(const wide_int<Limbs>& m, int e, wide
   return from_bits<R>(sign | (B(field) << (F::precision - 1)) | B(mant - hidden));
 }
 
+//! Bits of x (0 for 0): its highest set bit's position plus one.
+PREDUCE_HD PREDUCE_INLINE int bit_length64(std::uint64_t x) {
+  int n = 0;
+  for (int step = 32; step > 0; step /= 2)
+    if (x >> step) x >>= step, n += step;
+  return n + int(x != 0);
+}
+
+//! round_scaled for m = (w2, w1, w0), a 192-bit two's complement integer (w2 highest): the same
+//! bits, with every word a scalar. round_scaled's wide_int indexes its limbs by bit position,
+//! which puts it in GPU local memory; the exchange's per-line rounding takes this instead.
+template <class R>
+PREDUCE_HD PREDUCE_INLINE R round_words(std::uint64_t w2, std::uint64_t w1, std::uint64_t w0, int e) {
+  using F = format<R>;
+  using B = typename F::bits_type;
+  const bool neg = (w2 >> 63) != 0;
+  if (neg) {  // the magnitude: ~m + 1
+    w0 = ~w0, w1 = ~w1, w2 = ~w2;
+    w0 += 1;
+    const std::uint64_t c1 = w0 == 0;
+    w1 += c1;
+    w2 += std::uint64_t(c1 && w1 == 0);
+  }
+  const int length = w2 ? 128 + bit_length64(w2) : w1 ? 64 + bit_length64(w1) : bit_length64(w0);
+  const B sign = neg ? B(1) << (sizeof(B) * 8 - 1) : B(0);
+  if (length == 0) return from_bits<R>(0);
+  // 64 bits from bit i (0 <= i < 192), and whether any bit below bit i is set.
+  auto bits_from = [&](int i) -> std::uint64_t {
+    const std::uint64_t lo = i >= 128 ? w2 : i >= 64 ? w1 : w0, hi = i >= 128 ? 0 : i >= 64 ? w2 : w1;
+    const int part = i % 64;
+    return part ? (lo >> part) | (hi << (64 - part)) : lo;
+  };
+  auto any_below = [&](int i) -> bool {
+    auto low_bits = [](std::uint64_t w, int n) { return n <= 0 ? std::uint64_t(0) : n >= 64 ? w : w & ((std::uint64_t(1) << n) - 1); };
+    return (low_bits(w0, i) | low_bits(w1, i - 64) | low_bits(w2, i - 128)) != 0;
+  };
+  const int top = length - 1 + e;  // exponent of the leading bit
+  const int precision = top >= F::exponent_min ? F::precision : F::precision - (F::exponent_min - top);
+  const int shift = length - precision;  // bits dropped below the kept ones
+  std::uint64_t mant;
+  if (shift <= 0) {
+    mant = w0 << (-shift);  // length <= precision <= 53: all bits in w0
+  } else {
+    mant = precision > 0 ? bits_from(shift) & ((std::uint64_t(1) << precision) - 1) : 0;
+    const bool half = shift - 1 < 192 && (bits_from(shift - 1) & 1u) != 0;
+    if (half && (any_below(shift - 1) || (mant & 1u))) ++mant;
+  }
+  int exponent = e + shift;  // weight of mant's lowest bit
+  if (mant == 0) return from_bits<R>(sign);
+  if (mant == (std::uint64_t(1) << F::precision)) {  // rounding carried into a new binade
+    mant >>= 1;
+    ++exponent;
+  }
+  const std::uint64_t hidden = std::uint64_t(1) << (F::precision - 1);
+  if (mant < hidden) return from_bits<R>(sign | B(mant));  // subnormal: exponent field 0
+  const int field = exponent + (F::precision - 1) + F::bias;
+  if (field >= F::exponent_field_max) return from_bits<R>(sign | (B(F::exponent_field_max) << (F::precision - 1)));
+  return from_bits<R>(sign | (B(field) << (F::precision - 1)) | B(mant - hidden));
+}
+
 //! The bins as one integer in units of the lowest bin (|value| < 2^185) and that unit's exponent.
 PREDUCE_HD PREDUCE_NOINLINE inline wide_int<4> combined(const digits& d, int* unit_exponent) {
   wide_int<4> total = wide_int<4>::from(0);

@@ -169,6 +169,34 @@ PREDUCE_HD inline binned::digits digits_of(std::uint8_t common, const std::int64
   return d;
 }
 
+//! The value of digits_of(common, limbs) rounded to R (float or double): round_to's bits, the
+//! bins summed as 192-bit words in registers (binned::round_words). The exchange rounds every
+//! line so.
+template <class R>
+PREDUCE_HD PREDUCE_INLINE R value_of(std::uint8_t common, const std::int64_t* limbs) {
+  static_assert(binned::folds == 3 && binned::bin_bits == 40, "three bins 40 bits apart");
+  if (common == special_code) {
+    const std::uint32_t specials = (limbs[0] ? std::uint32_t(binned::saw_nan) : 0u) | (limbs[1] ? std::uint32_t(binned::saw_pos_inf) : 0u) |
+                                   (limbs[2] ? std::uint32_t(binned::saw_neg_inf) : 0u);
+    return specials ? binned::special_value<R>(specials) : binned::from_bits<R>(0);
+  }
+  // limbs[0] 2^80 + limbs[1] 2^40 + limbs[2], each sign-extended to 192 bits, added with carries.
+  const std::int64_t l0 = limbs[0], l1 = limbs[1], l2 = limbs[2];
+  const std::uint64_t s1 = l1 < 0 ? ~std::uint64_t(0) : 0, s2 = l2 < 0 ? ~std::uint64_t(0) : 0;
+  const std::uint64_t a0 = std::uint64_t(l2), b0 = std::uint64_t(l1) << 40;
+  const std::uint64_t a1 = s2, b1 = std::uint64_t(l1 >> 24), c1 = std::uint64_t(l0) << 16;
+  const std::uint64_t a2 = s2, b2 = s1, c2 = std::uint64_t(l0 >> 48);
+  const std::uint64_t w0 = a0 + b0, k0 = w0 < a0;
+  std::uint64_t w1 = a1 + b1;
+  std::uint64_t k1 = w1 < a1;
+  w1 += k0;
+  k1 += w1 < k0;
+  const std::uint64_t t1 = w1 + c1;
+  k1 += t1 < w1;
+  const std::uint64_t w2 = a2 + b2 + c2 + k1;
+  return binned::round_words<R>(w2, t1, w0, binned::bin_bits * (int(common) + binned::level_min - (binned::folds - 1)));
+}
+
 //! Partial lines' compact form: codes[t] = line t's code, limbs[3t ..] its bins at its own
 //! level (or its NaN / inf flags): what Engine::partial_lines writes for the exchange, from each
 //! line's binned accumulator through its reducer (Red::compact).
@@ -201,13 +229,14 @@ struct align_step {
   }
 };
 
-//! out[t] = the value of digits_of(common[t], limbs[3t ..]): what the single-device call gives.
+//! out[t] = the value of digits_of(common[t], limbs[3t ..]) (value_of): what the single-device
+//! call gives.
 template <class R>
 struct value_step {
   const std::int64_t* limbs;
   const std::uint8_t* common;
   R* out;
-  PREDUCE_HD void operator()(std::uint64_t t) const { out[t] = binned::round_to<R>(digits_of(common[t], limbs + binned::folds * t)); }
+  PREDUCE_HD void operator()(std::uint64_t t) const { out[t] = value_of<R>(common[t], limbs + binned::folds * t); }
 };
 
 }  // namespace exchange
