@@ -513,6 +513,8 @@ TEST_CASE_TEMPLATE("reproducible.splits", T, float, double, half, bfloat16) {
   }
 }
 
+namespace {
+
 // The compact form of partials, as the exchange defines it: the code (level - level_min, or 255
 // for NaN and infinities) and the bins moved to a common code's level (or the flags as 0 / 1).
 std::uint8_t code_of(const preduce::detail::binned::digits& d) {
@@ -530,6 +532,23 @@ void limbs_at(const preduce::detail::binned::digits& d, std::uint8_t common, std
   const int shift = int(common) + binned::level_min - d.level;
   for (int k = 0; k + shift < binned::folds; ++k) limbs[k + shift] = std::int64_t(d.bin[k].limb[0]);
 }
+
+// The merged digits the exchange stands for: the common code's level and the ranks' summed
+// limbs as bins, or, under the special code, the flags any rank saw.
+preduce::detail::binned::digits digits_of(std::uint8_t common, const std::int64_t* limbs) {
+  namespace binned = preduce::detail::binned;
+  binned::digits d = binned::empty_digits();
+  if (common == preduce::detail::exchange::special_code) {
+    d.specials = (limbs[0] ? std::uint32_t(binned::saw_nan) : 0u) | (limbs[1] ? std::uint32_t(binned::saw_pos_inf) : 0u) |
+                 (limbs[2] ? std::uint32_t(binned::saw_neg_inf) : 0u);
+    return d;
+  }
+  d.level = int(common) + binned::level_min;
+  for (int k = 0; k < binned::folds; ++k) d.bin[k] = binned::digit_total::from(limbs[k]);
+  return d;
+}
+
+}  // namespace
 
 // What the partial-lines kernels write for the exchange, straight from a line's accumulator
 // (Red::compact: 64-bit bins from the lattice counts), is the compact form of its digits: lines
@@ -596,7 +615,7 @@ TEST_CASE("reproducible.exchange_value_is_round_to") {
     std::uint8_t code = std::uint8_t(next() % std::uint64_t(binned::level_max - binned::level_min + 1));
     if (i % 500 == 0) code = ex::special_code, l[0] = std::int64_t(next() % 2), l[1] = std::int64_t(next() % 2), l[2] = std::int64_t(next() % 2);
     if (i % 7 == 0) l[0] = 0, l[1] = std::int64_t(next() % (std::uint64_t(1) << 40)) | 1, l[2] = std::int64_t(1) << 39;  // halfway cases
-    const binned::digits d = ex::digits_of(code, l);
+    const binned::digits d = digits_of(code, l);
     differ += !test::same_bits(ex::value_of<float>(code, l), binned::round_to<float>(d));
     differ += !test::same_bits(ex::value_of<double>(code, l), binned::round_to<double>(d));
   }
@@ -648,7 +667,7 @@ TEST_CASE_TEMPLATE("reproducible.compact_exchange_is_the_merge", T, float, doubl
       for (int b = 0; b < binned::folds; ++b) aligned_as_limbs_of = aligned_as_limbs_of && compact[b] == limbs[b];
     }
     CHECK(aligned_as_limbs_of);
-    const preduce::reproducible_partial<T> exchanged(ex::digits_of(common, sums));
+    const preduce::reproducible_partial<T> exchanged(digits_of(common, sums));
     CHECK(test::same_bits(exchanged.value(), merged.value()));
     if (!merged.digits().specials) CHECK(exchanged == merged);
   }

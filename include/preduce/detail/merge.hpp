@@ -156,22 +156,10 @@ PREDUCE_HD inline void compact_of(int level, std::uint32_t specials, const std::
   for (int k = 0; k < binned::folds; ++k) limbs[k] = totals[k];
 }
 
-//! The merged digits from the common code and the ranks' summed limbs.
-PREDUCE_HD inline binned::digits digits_of(std::uint8_t common, const std::int64_t* limbs) {
-  binned::digits d = binned::empty_digits();
-  if (common == special_code) {
-    d.specials = (limbs[0] ? std::uint32_t(binned::saw_nan) : 0u) | (limbs[1] ? std::uint32_t(binned::saw_pos_inf) : 0u) |
-                 (limbs[2] ? std::uint32_t(binned::saw_neg_inf) : 0u);
-    return d;
-  }
-  d.level = int(common) + binned::level_min;
-  for (int k = 0; k < binned::folds; ++k) d.bin[k] = binned::digit_total::from(limbs[k]);
-  return d;
-}
-
-//! The value of digits_of(common, limbs) rounded to R (float or double): round_to's bits, the
-//! bins summed as 192-bit words in registers (binned::round_words). The exchange rounds every
-//! line so.
+//! The value of the merged digits (level: the common code's; bins: the ranks' summed limbs; or,
+//! under special_code, the flags any rank saw) rounded to R (float or double): round_to's bits,
+//! the bins summed as 192-bit words in registers (binned::round_words). The exchange rounds
+//! every line so.
 template <class R>
 PREDUCE_HD PREDUCE_INLINE R value_of(std::uint8_t common, const std::int64_t* limbs) {
   static_assert(binned::folds == 3 && binned::bin_bits == 40, "three bins 40 bits apart");
@@ -229,8 +217,7 @@ struct align_step {
   }
 };
 
-//! out[t] = the value of digits_of(common[t], limbs[3t ..]) (value_of): what the single-device
-//! call gives.
+//! out[t] = value_of(common[t], limbs[3t ..]): what the single-device call gives.
 template <class R>
 struct value_step {
   const std::int64_t* limbs;
