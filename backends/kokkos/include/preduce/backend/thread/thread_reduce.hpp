@@ -40,9 +40,75 @@ struct branch_free_combine<Reducer, std::void_t<decltype(Reducer::fused)>>
                          Reducer::fused == detail::fused_op::bit_and || Reducer::fused == detail::fused_op::bit_or ||
                          Reducer::fused == detail::fused_op::bit_xor> {};
 
+//! The extreme of v[0 .. chunk) by plain comparisons, as a pairwise tree over lanes (compilers
+//! make vector min / max instructions of it). Meaningful where no v[j] is NaN; among equal
+//! values it keeps one lane or another, so a zero's sign is not the in-order fold's.
+template <bool IsMax, class V>
+KOKKOS_INLINE_FUNCTION V lane_extreme(V (&v)[chunk]) {
+  for (int w = chunk / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) v[j] = (IsMax ? v[j] < v[j + w] : v[j + w] < v[j]) ? v[j + w] : v[j];
+  return v[0];
+}
+
+//! An arg reducer's value_reducer, else Reducer itself.
+template <class Reducer, bool = detail::has_value_reducer<Reducer>::value>
+struct value_reducer_of { using type = Reducer; };
+template <class Reducer>
+struct value_reducer_of<Reducer, true> { using type = typename Reducer::value_reducer; };
+template <class Reducer>
+using host_value_reducer = typename value_reducer_of<Reducer>::type;
+
+//! True for the float-family min, max, minmax, argmin and argmax reducers (either NaN rule),
+//! whose chunks fold_chunk meets through lane_extreme on CPUs.
+template <class Reducer, class Element, class = void>
+struct lane_extreme_fold : std::false_type {};
+template <class Reducer, class Element>
+struct lane_extreme_fold<Reducer, Element, std::enable_if_t<std::is_floating_point<detail::compare_t<Element>>::value>>
+    : std::bool_constant<detail::is_extreme_reducer<host_value_reducer<Reducer>>::value ||
+                         std::is_same<typename Reducer::acc_type, minmax_result<detail::compare_t<Element>>>::value> {};
+
+//! Folds a chunk of float-family extremes (lane_extreme_fold) into *acc with the in-order fold's
+//! bits, and returns true; or returns false, leaving *acc, where the chunk holds a NaN or (min,
+//! max, minmax) its extreme is a zero: those the caller folds in order. The chunk's extreme
+//! decides alone: min and max combine it into *acc; an arg result changes only where it is
+//! strictly better, and then to its first index (equal values share their bits but for a
+//! zero's sign, which arg ties treat as equal: the first tie wins either way).
+template <class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION bool fold_chunk_by_lanes(const Reducer& red, typename Reducer::acc_type* acc, const Source& src, std::uint64_t base,
+                                                std::uint64_t index0) {
+  using V = detail::compare_t<std::decay_t<decltype(src[base])>>;
+  constexpr bool is_max = host_value_reducer<Reducer>::fused == detail::fused_op::max ||
+                          host_value_reducer<Reducer>::fused == detail::fused_op::max_ignore_nan;
+  V v[chunk], w[chunk];
+  bool nan = false;
+  for (int j = 0; j < chunk; ++j) {
+    v[j] = detail::convert<V>(src[base + std::uint64_t(j)]);
+    w[j] = v[j];
+    nan = nan | (v[j] != v[j]);
+  }
+  if (nan) return false;
+  if constexpr (detail::has_value_reducer<Reducer>::value) {
+    const V m = lane_extreme<is_max>(w);
+    if (acc->index != npos && !Reducer::better(m, acc->value)) return true;
+    int j = 0;
+    while (!(v[j] == m)) ++j;
+    *acc = red.lift(src[base + std::uint64_t(j)], index0 + std::uint64_t(j));
+  } else if constexpr (detail::is_extreme_reducer<Reducer>::value) {
+    const V m = lane_extreme<is_max>(w);
+    if (m == V(0)) return false;
+    *acc = red.combine(*acc, m);
+  } else {  // minmax
+    const V lo = lane_extreme<false>(v), hi = lane_extreme<true>(w);
+    if (lo == V(0) || hi == V(0)) return false;
+    *acc = red.combine(*acc, {lo, hi});
+  }
+  return true;
+}
+
 //! Folds the `chunk` consecutive elements src[base + j], j < chunk, each lifted with index
 //! index0 + j, into `acc`, and returns it. Requires: those elements readable, and every index
 //! already in `acc` below index0 (the fold runs in index order). Uses, in order of preference:
+//! on CPUs, float-family extremes by lanes (fold_chunk_by_lanes) where the chunk allows; then
 //! on CPUs, argmin / argmax in order through combine_ordered (a later element wins only when
 //! strictly better: a branch that rarely goes the other way, where the chunk fold's pairwise
 //! trees branch at random; f32 argmax on Kokkos Serial, 2^20: 7179 -> 814 us,
@@ -53,6 +119,8 @@ template <class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_chunk(const Reducer& red, typename Reducer::acc_type acc,
                                                              const Source& src, std::uint64_t base, std::uint64_t index0) {
   using element = std::decay_t<decltype(src[base])>;
+  if constexpr (host_shapes && lane_extreme_fold<Reducer, element>::value)
+    if (fold_chunk_by_lanes(red, &acc, src, base, index0)) return acc;
   if constexpr (host_shapes && detail::has_value_reducer<Reducer>::value) {
     for (int j = 0; j < chunk; ++j) acc = red.combine_ordered(acc, red.lift(src[base + std::uint64_t(j)], index0 + std::uint64_t(j)));
     return acc;
