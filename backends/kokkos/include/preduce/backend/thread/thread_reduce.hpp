@@ -72,7 +72,9 @@ struct lane_extreme_fold<Reducer, Element, std::enable_if_t<std::is_floating_poi
 //! max, minmax) its extreme is a zero: those the caller folds in order. The chunk's extreme
 //! decides alone: min and max combine it into *acc; an arg result changes only where it is
 //! strictly better, and then to its first index (equal values share their bits but for a
-//! zero's sign, which arg ties treat as equal: the first tie wins either way).
+//! zero's sign, which arg ties treat as equal: the first tie wins either way). Evidence: Kokkos
+//! 3.4 Serial, 2^22, f32 minmax 0.71 -> 1.47x plain Kokkos, argmax 0.70 -> 1.03x
+//! (docs/tuning/whole.md#kokkos-host-extremes).
 template <class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION bool fold_chunk_by_lanes(const Reducer& red, typename Reducer::acc_type* acc, const Source& src, std::uint64_t base,
                                                 std::uint64_t index0) {
