@@ -257,14 +257,15 @@ void distributed_dispatch(communicator& comm, const queue& q, const distributed_
   // Only the block's results merge: its padding holds whatever the workspace held (no partial's
   // state, perhaps), and no merge reads the padding of the gathered values either.
   const std::size_t first_result = std::min(results, me * block), owned = std::min(block, results - first_result);
-  std::uint64_t line_length = 0;  // the joined axis: the length of every line
-  for (std::size_t k = 0; k < ranks; ++k) line_length += std::uint64_t(all[k * words + extent]);
+  std::uint64_t line_length = 0, longest = 0;  // the joined axis: every line's length, and its longest piece on a rank
+  for (std::size_t k = 0; k < ranks; ++k) {
+    line_length += std::uint64_t(all[k * words + extent]);
+    longest = std::max(longest, std::uint64_t(all[k * words + extent]));
+  }
   if (binned_sums && fits_compact(line_length)) {
     // In one step where the engine can (the NCCL adapter's symmetric path); the values are floats
     // or doubles, and no rank's line holds more than twice its longest extent in terms.
     const auto value_type = value_bytes == sizeof(double) ? communicator::element::f64 : communicator::element::f32;
-    std::uint64_t longest = 0;
-    for (std::size_t k = 0; k < ranks; ++k) longest = std::max(longest, std::uint64_t(all[k * words + extent]));
     if (on_device && comm.binned_sum(q, local, reinterpret_cast<const std::int64_t*>(local + codes_bytes), r.local.out, results,
                                      r.local.out_stride, value_type, 2 * longest))
       return;

@@ -35,8 +35,8 @@ namespace {
 
 // The kernels' shape. Evidence: with these, allreduce_columns at 2^26 on four H200s took 1.07x
 // the ring's baseline; 64 CTAs and one granule a thread in flight took 1.63x (docs/distributed.md,
-// "Four H200s, git 62fea08"). Not varied one at a time. max_ctas stays below the SM count so
-// every CTA is resident, as the per-CTA barriers need.
+// Runs: the symmetric path's kernel table). Not varied one at a time. max_ctas stays below the
+// SM count so every CTA is resident, as the per-CTA barriers need.
 constexpr int threads = 512;       // a CTA
 constexpr int max_ctas = 128;      // CTAs at most
 constexpr int batch = 4;           // granules a thread has in flight at once
@@ -562,8 +562,7 @@ void symmetric_path::binned_sum(cudaStream_t stream, const std::uint8_t* codes, 
   const std::size_t size = std::size_t(s_->size), block = round_up((count + size - 1) / size, tile_lines);
   const unsigned grid = unsigned(std::min<std::size_t>(std::size_t(s_->ctas), block / tile_lines));
   // A bin total of `terms` terms has at most bit_length(terms) + 40 bits and a sign (exchange::).
-  int length = 0;
-  while (length < 64 && (terms >> length) != 0) ++length;
+  const int length = ::preduce::detail::binned::bit_length64(terms);
   auto run = [&](auto value, auto high) {
     using R = decltype(value);
     using Hi = decltype(high);

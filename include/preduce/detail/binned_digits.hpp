@@ -210,17 +210,35 @@ PREDUCE_HD PREDUCE_INLINE R from_bits(typename format<R>::bits_type b) {
   return r;
 }
 
+//! The R of sign `neg` whose rounded significand is mant (at most 2^precision: a rounding that
+//! carried into the next binade) in units of 2^exponent, mant already cut to the precision the
+//! exponent leaves (fewer bits for subnormals): overflow gives infinity.
+template <class R>
+PREDUCE_HD PREDUCE_INLINE R packed(bool neg, std::uint64_t mant, int exponent) {
+  using F = format<R>;
+  using B = typename F::bits_type;
+  const B sign = neg ? B(1) << (sizeof(B) * 8 - 1) : B(0);
+  if (mant == 0) return from_bits<R>(sign);
+  if (mant == (std::uint64_t(1) << F::precision)) {  // rounding carried into a new binade
+    mant >>= 1;
+    ++exponent;
+  }
+  const std::uint64_t hidden = std::uint64_t(1) << (F::precision - 1);
+  if (mant < hidden) return from_bits<R>(sign | B(mant));  // subnormal: exponent field 0
+  const int field = exponent + (F::precision - 1) + F::bias;
+  if (field >= F::exponent_field_max) return from_bits<R>(sign | (B(F::exponent_field_max) << (F::precision - 1)));
+  return from_bits<R>(sign | (B(field) << (F::precision - 1)) | B(mant - hidden));
+}
+
 //! m * 2^e rounded to nearest R, ties to even (subnormals and overflow to infinity included).
 //! Also returns, in *rounded_units, the rounded magnitude in units of 2^e when it is finite and
 //! not below 2^e's own scale (so that m minus it is the rounding error), else leaves it alone.
 template <class R, int Limbs>
 PREDUCE_HD PREDUCE_NOINLINE R round_scaled(const wide_int<Limbs>& m, int e, wide_int<Limbs>* rounded_units = nullptr) {
   using F = format<R>;
-  using B = typename F::bits_type;
   const bool neg = m.negative();
   const wide_int<Limbs> mag = neg ? -m : m;
   const int length = mag.bit_length();
-  const B sign = neg ? B(1) << (sizeof(B) * 8 - 1) : B(0);
   if (length == 0) return from_bits<R>(0);
   const int top = length - 1 + e;  // exponent of the leading bit
   const int precision = top >= F::exponent_min ? F::precision : F::precision - (F::exponent_min - top);
@@ -233,21 +251,11 @@ PREDUCE_HD PREDUCE_NOINLINE R round_scaled(const wide_int<Limbs>& m, int e, wide
     const bool half = mag.bit(shift - 1) != 0;
     if (half && (mag.any_below(shift - 1) || (mant & 1u))) ++mant;
   }
-  int exponent = e + shift;  // weight of mant's lowest bit
   if (rounded_units && shift >= 0) {
     const wide_int<Limbs> kept = wide_int<Limbs>::from(std::int64_t(mant)).shifted_left(shift);
     *rounded_units = neg ? -kept : kept;
   }
-  if (mant == 0) return from_bits<R>(sign);
-  if (mant == (std::uint64_t(1) << F::precision)) {  // rounding carried into a new binade
-    mant >>= 1;
-    ++exponent;
-  }
-  const std::uint64_t hidden = std::uint64_t(1) << (F::precision - 1);
-  if (mant < hidden) return from_bits<R>(sign | B(mant));  // subnormal: exponent field 0
-  const int field = exponent + (F::precision - 1) + F::bias;
-  if (field >= F::exponent_field_max) return from_bits<R>(sign | (B(F::exponent_field_max) << (F::precision - 1)));
-  return from_bits<R>(sign | (B(field) << (F::precision - 1)) | B(mant - hidden));
+  return packed<R>(neg, mant, e + shift);
 }
 
 //! Bits of x (0 for 0): its highest set bit's position plus one.
@@ -264,7 +272,6 @@ PREDUCE_HD PREDUCE_INLINE int bit_length64(std::uint64_t x) {
 template <class R>
 PREDUCE_HD PREDUCE_INLINE R round_words(std::uint64_t w2, std::uint64_t w1, std::uint64_t w0, int e) {
   using F = format<R>;
-  using B = typename F::bits_type;
   const bool neg = (w2 >> 63) != 0;
   if (neg) {  // the magnitude: ~m + 1
     w0 = ~w0, w1 = ~w1, w2 = ~w2;
@@ -274,7 +281,6 @@ PREDUCE_HD PREDUCE_INLINE R round_words(std::uint64_t w2, std::uint64_t w1, std:
     w2 += std::uint64_t(c1 && w1 == 0);
   }
   const int length = w2 ? 128 + bit_length64(w2) : w1 ? 64 + bit_length64(w1) : bit_length64(w0);
-  const B sign = neg ? B(1) << (sizeof(B) * 8 - 1) : B(0);
   if (length == 0) return from_bits<R>(0);
   // 64 bits from bit i (0 <= i < 192), and whether any bit below bit i is set.
   auto bits_from = [&](int i) -> std::uint64_t {
@@ -297,17 +303,7 @@ PREDUCE_HD PREDUCE_INLINE R round_words(std::uint64_t w2, std::uint64_t w1, std:
     const bool half = shift - 1 < 192 && (bits_from(shift - 1) & 1u) != 0;
     if (half && (any_below(shift - 1) || (mant & 1u))) ++mant;
   }
-  int exponent = e + shift;  // weight of mant's lowest bit
-  if (mant == 0) return from_bits<R>(sign);
-  if (mant == (std::uint64_t(1) << F::precision)) {  // rounding carried into a new binade
-    mant >>= 1;
-    ++exponent;
-  }
-  const std::uint64_t hidden = std::uint64_t(1) << (F::precision - 1);
-  if (mant < hidden) return from_bits<R>(sign | B(mant));  // subnormal: exponent field 0
-  const int field = exponent + (F::precision - 1) + F::bias;
-  if (field >= F::exponent_field_max) return from_bits<R>(sign | (B(F::exponent_field_max) << (F::precision - 1)));
-  return from_bits<R>(sign | (B(field) << (F::precision - 1)) | B(mant - hidden));
+  return packed<R>(neg, mant, e + shift);
 }
 
 //! The bins as one integer in units of the lowest bin (|value| < 2^185) and that unit's exponent.
