@@ -18,6 +18,9 @@
 #                                       algorithm::two_pass, the non-default warp algorithms)
 #   GIT_REVISION=<rev>[-dirty]          the revision the bench JSON records (the device's copy of
 #                                       the tree has no .git): GIT_REVISION=$(git describe --always --dirty)
+# The stage "python" (not in the default list) builds the Python extension with the library
+# (-DPREDUCE_PYTHON=ON; BUILD_TARGETS=_preduce builds the library and it alone), runs pytest on
+# python/tests (torch and CuPy arrays) and bench/python_bench.py: python.txt, python.json.
 # The stage "distributed" (not in the default list; for machines of several GPUs) runs the NCCL
 # tests (a thread per GPU over the symmetric path, again over NCCL's collectives with
 # PREDUCE_NCCL_SYMMETRIC=0, then a process per GPU under mpirun; each under a 300 s timeout, a
@@ -48,7 +51,8 @@ if has build; then
   generator=()
   if command -v ninja >/dev/null && [ ! -f "$build/Makefile" ]; then generator=(-G Ninja); fi
   { cmake -S . -B "$build" ${generator[@]+"${generator[@]}"} -DBACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
-      -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" -DPREDUCE_STUDY_KERNELS="$([ -n "${STUDY:-}" ] && echo ON || echo OFF)" &&
+      -DPREDUCE_GIT_REVISION="${GIT_REVISION:-}" -DPREDUCE_STUDY_KERNELS="$([ -n "${STUDY:-}" ] && echo ON || echo OFF)" \
+      -DPREDUCE_PYTHON="$(has python && echo ON || echo OFF)" &&
     cmake --build "$build" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } >"$OUT/build.log" 2>&1
   rc=$?
   note "build: rc=$rc in $((SECONDS - start)) s"
@@ -121,6 +125,15 @@ run_latency() {
   tail -3 "$OUT/latency.err" >>"$summary"; rm -f "$OUT/latency.err"
 }
 
+run_python() {
+  local start=$SECONDS
+  PYTHONPATH="$build/python" python3 -m pytest -q -p no:cacheprovider python/tests >"$OUT/python.txt" 2>&1
+  note "python tests: rc=$? in $((SECONDS - start)) s: $(tail -1 "$OUT/python.txt")"
+  start=$SECONDS
+  PYTHONPATH="$build/python" GIT_REVISION="${GIT_REVISION:-}" python3 bench/python_bench.py ${PYTHON_BENCH_ARGS:-} --json "$OUT/python.json" >>"$OUT/python.txt" 2>&1
+  note "python bench: rc=$? in $((SECONDS - start)) s"
+}
+
 run_distributed() {
   # NCCL's multicast stays off on shared machines; mpirun runs as root there.
   export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -152,6 +165,7 @@ for stage in test sanitize bench latency; do
   fi
 done
 wait
+if has python; then run_python; fi
 if has distributed; then run_distributed; fi
 if has latency; then cat "$OUT/latency.txt" >>"$OUT/bench.txt"; rm -f "$OUT/latency.txt"; fi
 if has bench || has latency; then cat "$OUT/bench.txt"; fi
