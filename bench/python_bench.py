@@ -123,7 +123,7 @@ def main():
         preduce.reduce(x, out=mine)
         torch.testing.assert_close(mine[0], torch.sum(x), rtol=1e-5, atol=1e-4)
         calls = 5000 if not args.quick else 500
-        report("5000 calls, out=", f"2^{log2}", "torch.sum(x, out=o)", back_to_back(lambda: torch.sum(x, out=o), calls),
+        report("5000 calls, out=", f"2^{log2}", "torch.sum(x, 0, out=o)", back_to_back(lambda: torch.sum(x, 0, out=o), calls),
                back_to_back(lambda: preduce.reduce(x, out=mine), calls), "us")
 
     # 3. Bandwidth at 2^28.

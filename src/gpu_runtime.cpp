@@ -49,11 +49,6 @@ void check_device_index(int device) {
                                         gpu::name + " device(s) visible)");
 }
 
-namespace {
-
-//! Whether `stream` is capturing a graph now. The default stream cannot be asked while another
-//! thread captures in global mode (capture_implicit): that counts as capturing, since work on it
-//! would fail anyway.
 bool capturing(gpu::stream_t stream) {
   gpu::capture_status_t status = gpu::capture_none;
   const gpu::error_t e = gpu::stream_is_capturing(stream, &status);
@@ -64,6 +59,8 @@ bool capturing(gpu::stream_t stream) {
   backend::check_gpu(e, "queue: asking whether its stream is capturing");
   return status != gpu::capture_none;
 }
+
+namespace {
 
 //! A block of `bytes` of pinned host memory, mapped into every device's address space; the
 //! device pointer (equal to the host pointer under unified addressing) goes to *device_view.

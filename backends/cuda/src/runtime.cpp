@@ -35,12 +35,20 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns, bool wraps)
   int l2 = 0;
   backend::check_gpu(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "queue: reading the L2 size");
   l2_bytes = std::size_t(l2);
-  backend::check_gpu(cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
-  backend::check_gpu(cudaMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
+  // A queue may be made while its stream captures a graph (a framework's capture stream, met
+  // first inside the capture): allocate and clear outside it.
+  runtime::outside_capture("queue: allocating its control block", [&] {
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block));
+    if (e == cudaSuccess) e = runtime::clear_outside_capture(control, sizeof(backend::control_block));
+    return e;
+  });
   whole_grid_cap = backend::whole_grid_cap(sm_count, cc_major);
   const std::size_t slot_bytes = std::size_t(whole_grid_cap) * backend::partial_slot_elements * sizeof(*partial_slots);
-  backend::check_gpu(cudaMalloc(reinterpret_cast<void**>(&partial_slots), slot_bytes), "queue: allocating the partial slots");
-  backend::check_gpu(cudaMemset(partial_slots, 0, slot_bytes), "queue: clearing the partial slots");
+  runtime::outside_capture("queue: allocating the partial slots", [&] {
+    cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&partial_slots), slot_bytes);
+    if (e == cudaSuccess) e = runtime::clear_outside_capture(partial_slots, slot_bytes);
+    return e;
+  });
   // Enough for the whole-array partials of every built-in reducer (at most 32 bytes each), so
   // those never grow the scratch.
   scratch(std::size_t(whole_grid_cap) * 32);
@@ -226,7 +234,9 @@ queue queue::wrap(void* native_handle, int device) {
   const auto stream = static_cast<cudaStream_t>(native_handle);
   // The legacy and per-thread default streams (null, cudaStreamLegacy, cudaStreamPerThread)
   // belong to whichever device is current when work is queued: the queue's, here.
-  if (stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread) {
+  // A capturing stream cannot be asked its device (and asking would end the capture): the
+  // caller's word stands for it.
+  if (stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread && !detail::runtime::capturing(stream)) {
     int owner = -1;
     const cudaError_t e = cudaStreamGetDevice(stream, &owner);
     if (e != cudaSuccess) {

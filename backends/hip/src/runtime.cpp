@@ -30,8 +30,12 @@ queue_state::queue_state(int dev, hipStream_t st, bool owns, bool wraps)
   if (wave != 64 && wave != 32)
     throw error(errc::unsupported, "queue: device " + std::to_string(device) + " has wavefronts of " + std::to_string(wave) +
                                        " lanes; preduce's kernels exist for 64 and 32");
-  backend::check_gpu(hipMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block)), "queue: allocating its control block");
-  backend::check_gpu(hipMemset(control, 0, sizeof(backend::control_block)), "queue: clearing its control block");
+  // A queue may be made while its stream captures a graph: allocate and clear outside it.
+  runtime::outside_capture("queue: allocating its control block", [&] {
+    hipError_t e = hipMalloc(reinterpret_cast<void**>(&control), sizeof(backend::control_block));
+    if (e == hipSuccess) e = runtime::clear_outside_capture(control, sizeof(backend::control_block));
+    return e;
+  });
 }
 
 queue_state::~queue_state() {
@@ -102,7 +106,7 @@ void check_device_pointer(const queue& q, const void* p, std::size_t bytes, cons
 queue queue::wrap(void* native_handle, int device) {
   detail::runtime::check_device_index(device);
   const auto stream = static_cast<hipStream_t>(native_handle);
-  if (stream != nullptr && stream != hipStreamPerThread) {
+  if (stream != nullptr && stream != hipStreamPerThread && !detail::runtime::capturing(stream)) {
     const int owner = hipGetStreamDeviceId(stream);
     if (owner < 0) throw error(errc::invalid_argument, "queue::wrap: the handle is not a HIP stream");
     if (owner != device)

@@ -39,6 +39,11 @@ void outside_capture(const char* what, F&& f) {
 //! queue's stream, which may be capturing (the memset would then run only when the graph does).
 gpu::error_t clear_outside_capture(void* block, std::size_t bytes);
 
+//! Whether `stream` is capturing a graph now. The default stream cannot be asked while another
+//! thread captures in global mode (capture_implicit): that counts as capturing, since work on it
+//! would fail anyway.
+bool capturing(gpu::stream_t stream);
+
 //! The devices the runtime sees (0 where there is no device or driver).
 int checked_device_count();
 
