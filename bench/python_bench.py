@@ -8,7 +8,7 @@ Cases (f32 unless named):
               torch.sum(x).item() and cupy.sum(x).item()), sizes 1 .. 2^20, median of batches;
   out:        5000 back-to-back calls into out= (preduce.reduce(x, out=o) against
               torch.sum(x, out=o)), then one wait, host time a call;
-  bandwidth:  2^28 elements: sum, argmax and bf16 sum, CUDA events around each call, GB/s read;
+  bandwidth:  2^28 elements: sum, argmax and bf16 sum, CUDA events around 10 calls, GB/s read;
   segments:   heavy-tailed (Pareto) segment lengths, 2^24 and 2^28 elements, sums and maxima
               against torch.segment_reduce, GB/s read.
 Every preduce result is checked against torch's before it is timed.
@@ -57,18 +57,20 @@ def back_to_back(fn, calls=5000, repeats=5):
     return statistics.median(times)
 
 
-def device_time(fn, reps=20):
-    """Median of CUDA-event times of single calls, in microseconds."""
+def device_time(fn, calls=10, repeats=5):
+    """Median over repeats of the CUDA-event time of `calls` calls back to back, a call, in
+    microseconds (back to back, so the host's share of a call hides behind the device's)."""
     fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    for _ in range(repeats):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
-        fn()
+        for _ in range(calls):
+            fn()
         b.record()
         b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3)
+        times.append(a.elapsed_time(b) * 1e3 / calls)
     return statistics.median(times)
 
 
@@ -160,7 +162,7 @@ def main():
             nonempty = offsets[1:] > offsets[:-1]
             torch.testing.assert_close(out[nonempty], ref[nonempty], rtol=1e-4, atol=1e-3)
             report(f"segments {op} ({segments} Pareto), GB/s", f"2^{log2}", "torch.segment_reduce",
-                   gb / (device_time(lambda: torch.segment_reduce(x, torch_op, offsets=offsets), reps=5) * 1e-6),
+                   gb / (device_time(lambda: torch.segment_reduce(x, torch_op, offsets=offsets), calls=3) * 1e-6),
                    gb / (device_time(lambda: preduce.segment_reduce(x, offsets, op, out=out)) * 1e-6), "GB/s")
         del x
 

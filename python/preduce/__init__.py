@@ -167,20 +167,22 @@ class Moments(NamedTuple):
 _HOST, _GPU, _OTHER = 0, 1, 2
 
 
-def _torch_reader():
+def _torch():
     torch = sys.modules["torch"]
     codes = {getattr(torch, name): code for code, name in enumerate(_ELEMENTS) if isinstance(getattr(torch, name, None), torch.dtype)}
 
     def read(x):
-        code = codes.get(x.dtype, -1)
         device = x.get_device()
-        return ((x.data_ptr(), x.numel(), code, _GPU if device >= 0 else _HOST, device if device >= 0 else 0, x.element_size(),
-                 x.is_contiguous()), x.shape)
+        return ((x.data_ptr(), x.numel(), codes.get(x.dtype, -1), _GPU if device >= 0 else _HOST, device if device >= 0 else 0,
+                 x.element_size(), x.is_contiguous()), x.shape)
 
-    return read
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # torch's own fast path to its current stream
+    current = raw if raw is not None else (lambda device: torch.cuda.current_stream(device).cuda_stream)
+    return read, current
 
 
-def _cupy_reader():
+def _cupy():
+    cupy = sys.modules["cupy"]
     codes = {}  # by dtype: its .name costs microseconds a call
 
     def read(x):
@@ -189,11 +191,12 @@ def _cupy_reader():
             code = codes[x.dtype] = _CODE.get(x.dtype.name, -1)
         return (x.data.ptr, x.size, code, _GPU, x.device.id, x.itemsize, x.flags.c_contiguous), x.shape
 
-    return read
+    return read, lambda device: cupy.cuda.get_current_stream().ptr
 
 
-def _dlpack_reader():
-    """Any array through DLPack or the buffer protocol (NumPy's too: under a microsecond)."""
+def _dlpack():
+    """Any array through DLPack or the buffer protocol (NumPy's too: under a microsecond); GPU
+    arrays of other frameworks run on the default stream unless stream= names one."""
 
     def read(x):
         try:
@@ -201,28 +204,29 @@ def _dlpack_reader():
         except TypeError:
             _refuse(f"preduce reads arrays with __dlpack__ (torch, CuPy, JAX, NumPy ...), not {type(x).__name__}")
 
-    return read
+    return read, lambda device: 0
 
 
-_READERS: dict = {}
+_FRAMEWORKS: dict = {}  # array type -> (read, current stream)
 
 
-def _reader(kind: type):
-    read = _READERS.get(kind)
-    if read is None:
+def _framework(kind: type):
+    found = _FRAMEWORKS.get(kind)
+    if found is None:
         module = kind.__module__.split(".")[0]
         if module == "torch":
-            read = _torch_reader()
+            found = _torch()
         elif module == "cupy" and kind.__name__ == "ndarray":
-            read = _cupy_reader()
+            found = _cupy()
         else:
-            read = _dlpack_reader()
-        _READERS[kind] = read
-    return read
+            found = _dlpack()
+        _FRAMEWORKS[kind] = found
+    return found
 
 
 def _describe(x):
-    return _reader(type(x))(x)
+    """(pointer, count, element code, where, device, item size, C-contiguous), and x's shape."""
+    return (_FRAMEWORKS.get(x.__class__) or _framework(x.__class__))[0](x)
 
 
 def _stream_of(x, stream, place: int, device: int) -> int:
@@ -230,22 +234,15 @@ def _stream_of(x, stream, place: int, device: int) -> int:
     (torch) or ptr (CuPy)), else the current stream of x's framework, else the default stream."""
     if place != _GPU:
         return 0
-    if stream is not None:
-        if isinstance(stream, int):
-            return stream
-        for attribute in ("cuda_stream", "ptr"):
-            handle = getattr(stream, attribute, None)
-            if isinstance(handle, int):
-                return handle
-        _refuse(f"stream must be an integer handle or a torch / CuPy stream, not {type(stream).__name__}")
-    module = type(x).__module__.split(".")[0]
-    if module == "torch":
-        torch = sys.modules["torch"]
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-        return raw(device) if raw is not None else torch.cuda.current_stream(device).cuda_stream
-    if module == "cupy":
-        return sys.modules["cupy"].cuda.get_current_stream().ptr
-    return 0
+    if stream is None:
+        return (_FRAMEWORKS.get(x.__class__) or _framework(x.__class__))[1](device)
+    if isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr"):
+        handle = getattr(stream, attribute, None)
+        if isinstance(handle, int):
+            return handle
+    _refuse(f"stream must be an integer handle or a torch / CuPy stream, not {type(stream).__name__}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,15 +338,18 @@ def reduce(x, op: Union[str, Op] = "sum", *, axis: Optional[int] = None, out=Non
     With out (an array of the result's type and count, for the one-value results): writes there,
     returns out, does not wait.
     """
-    o = _op(op)
-    det = _determinism(determinism)
-    acc = _accumulator(dtype)
+    # Written for the back-to-back case (a microsecond here is a tenth of the call).
+    o = op if op.__class__ is Op else _op(op)
+    det = _DETERMINISM.get(determinism)
+    if det is None:
+        det = _determinism(determinism)
+    acc = -1 if dtype is None else _accumulator(dtype)
     xd, shape = _describe(x)
     s = _stream_of(x, stream, xd[3], xd[4])
     y = _describe(o.y)[0] if o.y is not None else None
     if axis is None:
         if out is not None:
-            _C.reduce_whole(xd, o.code, o.nan_ignoring, acc, det, y, _describe(_flat(out))[0], s)
+            _C.reduce_whole(xd, o.code, o.nan_ignoring, acc, det, y, _describe(out if len(out.shape) <= 1 else _flat(out))[0], s)
             return out
         return _value(o, _C.reduce_whole(xd, o.code, o.nan_ignoring, acc, det, y, None, s))
     ndim = len(shape)
@@ -465,5 +465,5 @@ def synchronize(x=None, *, stream: Any = None, device: int = 0) -> None:
         device = xd[4]
         s = _stream_of(x, stream, xd[3], xd[4])
     else:
-        s = _stream_of(None, stream, _GPU, device) if stream is not None else 0
+        s = _stream_of(0, stream, _GPU, device) if stream is not None else 0
     _C.synchronize(s, device)

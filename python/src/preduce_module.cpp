@@ -369,6 +369,17 @@ R* output_of(const described& d, std::size_t results, const view& x) {
 
 using maybe_view = std::optional<described>;
 
+//! f(input, output, Op) for x's element type and the call's operator, the output `results`
+//! results in out.
+template <class F>
+void visit_into(const view& x, const op_spec& s, const described& out, std::size_t results, F&& f) {
+  visit(x, s, [&](auto t, auto opr) {
+    using T = typename decltype(t)::type;
+    using R = preduce::detail::result_t<decltype(opr), T>;
+    f(reinterpret_cast<const T*>(x.ptr), output_of<R>(out, results, x), opr);
+  });
+}
+
 //! reduce (out: none, returns the value) or reduce_async (into out): the whole array.
 nb::object reduce_whole(const described& xd, int op, bool nan_ignoring, int acc, int det, const maybe_view& y, const maybe_view& out,
                         std::uintptr_t stream) {
@@ -402,11 +413,7 @@ void reduce_lines(const described& xd, std::size_t rows, std::size_t cols, int a
   const op_spec s = spec_of(x, op, nan_ignoring, acc, y);
   const preduce::options o = options_of(det);
   const preduce::queue& q = queue_for(stream, x.device);
-  visit(x, s, [&](auto t, auto opr) {
-    using T = typename decltype(t)::type;
-    using R = preduce::detail::result_t<decltype(opr), T>;
-    const T* in = reinterpret_cast<const T*>(x.ptr);
-    R* to = output_of<R>(out, axis == 1 ? rows : cols, x);
+  visit_into(x, s, out, axis == 1 ? rows : cols, [&](auto* in, auto* to, auto opr) {
     if (axis == 1) preduce::reduce_rows(q, in, rows, cols, to, opr, o);
     else preduce::reduce_columns(q, in, rows, cols, to, opr, o);
   });
@@ -422,11 +429,7 @@ void reduce_segments(const described& xd, const described& offsets_d, int op, bo
   const op_spec s = spec_of(x, op, nan_ignoring, acc, y);
   const preduce::options o = options_of(det);
   const preduce::queue& q = queue_for(stream, x.device);
-  visit(x, s, [&](auto t, auto opr) {
-    using T = typename decltype(t)::type;
-    using R = preduce::detail::result_t<decltype(opr), T>;
-    const T* in = reinterpret_cast<const T*>(x.ptr);
-    R* to = output_of<R>(out, bounds - 1, x);
+  visit_into(x, s, out, bounds - 1, [&](auto* in, auto* to, auto opr) {
     auto run = [&](auto* off) { preduce::reduce_segments(q, in, n, off, bounds - 1, to, opr, o); };
     switch (element(offsets.elem)) {
       case element::int32: return run(reinterpret_cast<const std::int32_t*>(offsets.ptr));
