@@ -179,3 +179,24 @@ def test_cupy():
         preduce.reduce(x, out=out)
     s.synchronize()
     assert float(out[0]) == float(1 << 20)
+
+
+def test_threads_on_shared_and_own_streams():
+    import concurrent.futures
+
+    arrays = [data(1 << 18, "float32", seed=k) for k in range(8)]
+    expected = [preduce.reduce(a, determinism="reproducible") for a in arrays]
+    row_max = [a.view(256, 1024).amax(dim=1) for a in arrays]
+
+    def work(k):
+        own = torch.cuda.Stream() if k % 2 else None  # half the threads share the default stream
+        for _ in range(30):
+            with torch.cuda.stream(own) if own is not None else torch.cuda.stream(torch.cuda.default_stream()):
+                assert preduce.reduce(arrays[k], determinism="reproducible") == expected[k]
+                rows = preduce.reduce(arrays[k].view(256, 1024), "max", axis=-1)
+                torch.cuda.current_stream().synchronize()
+                assert torch.equal(rows, row_max[k])
+        return True
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(work, range(8))) == [True] * 8
