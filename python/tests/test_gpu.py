@@ -187,6 +187,7 @@ def test_threads_on_shared_and_own_streams():
     arrays = [data(1 << 18, "float32", seed=k) for k in range(8)]
     expected = [preduce.reduce(a, determinism="reproducible") for a in arrays]
     row_max = [a.view(256, 1024).amax(dim=1) for a in arrays]
+    torch.cuda.synchronize()  # the threads' streams read what the default stream wrote
 
     def work(k):
         own = torch.cuda.Stream() if k % 2 else None  # half the threads share the default stream
