@@ -23,10 +23,11 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 
 from . import _preduce as _C
 
+# The operator objects named like builtins (sum, min, max, all, any) are reached as preduce.sum
+# and so on, never through `from preduce import *`.
 __all__ = [
     "Error", "Op", "Moments", "Partial", "reduce", "segment_reduce", "partial", "synchronize", "backend",
-    "sum", "prod", "sum_of_squares", "min", "max", "minmax", "argmin", "argmax", "moments", "all", "any",
-    "bit_and", "bit_or", "bit_xor", "dot", "nan_ignoring",
+    "prod", "sum_of_squares", "minmax", "argmin", "argmax", "moments", "bit_and", "bit_or", "bit_xor", "dot", "nan_ignoring",
 ]
 
 #: The backend this preduce was built for: "cuda", "hip" or "kokkos".
