@@ -134,7 +134,7 @@ std::tuple<described, nb::tuple> describe(nb::ndarray<nb::ro> x) {
 //! Refuses an array preduce's backend cannot read: cuda and hip read GPU memory; kokkos host
 //! memory or its execution space's device (libpreduce checks the pointer itself).
 void check_place(const view& v, const char* what) {
-  const std::string backend = preduce::backend_name();
+  static const std::string backend = preduce::backend_name();  // asked once: this runs on every call
   const bool ok = backend == "kokkos" ? v.place != int(where::other) : v.place == int(where::gpu);
   if (!ok)
     refuse(errc::not_device_memory, std::string(what) + " lives in " + (v.place == int(where::host) ? "host memory" : "memory preduce cannot read") +
@@ -520,8 +520,9 @@ nb::object error_type;  // preduce.Error, set by __init__.py
 NB_MODULE(_preduce, m) {
   m.doc() = "preduce's compiled calls; use the preduce package, not this module";
   m.attr("backend") = preduce::backend_name();
-  m.attr("element_names") = nb::make_tuple("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
-                                           "float32", "float64", "bool");
+  nb::list names;
+  for (const char* name : element_names) names.append(name);
+  m.attr("element_names") = nb::tuple(names);
   m.def("_set_error_type", [](nb::object type) { error_type = std::move(type); });
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
