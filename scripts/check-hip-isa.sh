@@ -5,6 +5,8 @@
 # objects inside the library's objects (clang-offload-bundler-15 and llvm-objdump-15, from
 # Debian's clang-15 / llvm-15, which hipcc depends on).
 #   scripts/check-hip-isa.sh [BUILD_DIR]     (default build/hip; configured with -DBACKEND=hip)
+# Reads every dispatch object present in BUILD_DIR: the whole library, or (as CI builds them, at
+# -O3) the four units that hold these reductions, {sums,products,extremes,logical_bitwise}_arrays_wide.
 # Checks, for every target among gfx90a, gfx940, gfx1030 that BUILD_DIR was compiled for
 # (gfx90a must be one):
 #   1. the single-pass f32 sum kernel of the target's wavefront size runs the whole sequence as
@@ -12,16 +14,17 @@
 #        wave64 (gfx90a, gfx940): quad_perm:[1,0,3,2] quad_perm:[2,3,0,1] row_ror:4 row_ror:8
 #                                 row_bcast:15 row_bcast:31, lane 63
 #        wave32 (gfx1030):        the same four in-row steps, v_permlanex16_b32, lane 31
-#   2. the library as a whole uses DPP-modified ALU instructions for add (f32, u32; GFX10 names
-#      the latter v_add_nc_u32), mul (f32), min and max (i32, u32), and, or and xor: each
-#      appears at least once.
+#   2. the objects read use DPP-modified ALU instructions for add (f32, u32; GFX10 names the
+#      latter v_add_nc_u32), mul (f32), min and max (i32, u32), and, or and xor: each appears at
+#      least once.
 #   3. the kernels instantiated for the other wavefront size are traps (s_trap), never code.
 # Prints what it found (instruction counts per target) so CI logs show the evidence.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/hip}
 objects=("$build"/CMakeFiles/preduce.dir/dispatch/dispatch_*.hip.cpp.o)
-[ -f "${objects[0]}" ] || { echo "check-hip-isa: no dispatch objects in $build (build the preduce target with -DBACKEND=hip first)" >&2; exit 2; }
+[ -f "$build/CMakeFiles/preduce.dir/dispatch/dispatch_sums_arrays_wide.hip.cpp.o" ] ||
+  { echo "check-hip-isa: no sums_arrays_wide dispatch object in $build (build the preduce target with -DBACKEND=hip first)" >&2; exit 2; }
 for tool in llvm-objcopy-15 clang-offload-bundler-15 llvm-objdump-15; do
   command -v "$tool" >/dev/null || { echo "check-hip-isa: $tool not found (apt-get install llvm-15 clang-15)" >&2; exit 2; }
 done
@@ -88,13 +91,13 @@ for arch in gfx90a gfx940 gfx1030; do
     fail "$arch: the wave$other f32 sum kernel is not a bare trap"
   fi
 
-  echo "  DPP-modified ALU instructions in the library (count):"
+  echo "  DPP-modified ALU instructions in the objects read (count):"
   cat "$work/$arch"/*.s | grep -oE '\bv_[a-z0-9_]+_dpp\b' | grep -v '^v_mov_b32_dpp$' | sort | uniq -c | sed 's/^/    /'
   add_u32=v_add_u32_dpp
   [ "$arch" = gfx1030 ] && add_u32=v_add_nc_u32_dpp  # GFX10's name for the carry-less integer add
   for insn in v_add_f32_dpp $add_u32 v_mul_f32_dpp v_min_i32_dpp v_max_i32_dpp v_min_u32_dpp v_max_u32_dpp \
               v_and_b32_dpp v_or_b32_dpp v_xor_b32_dpp; do
-    grep -qw "$insn" "$work/$arch"/*.s || fail "$arch: no $insn anywhere in the library"
+    grep -qw "$insn" "$work/$arch"/*.s || fail "$arch: no $insn in the objects read"
   done
 done
 
