@@ -5,8 +5,9 @@
 # objects inside the library's objects (clang-offload-bundler-15 and llvm-objdump-15, from
 # Debian's clang-15 / llvm-15, which hipcc depends on).
 #   scripts/check-hip-isa.sh [BUILD_DIR]     (default build/hip; configured with -DBACKEND=hip)
-# Reads every dispatch object present in BUILD_DIR: the whole library, or (as CI builds them, at
-# -O3) the four units that hold these reductions, {sums,products,extremes,logical_bitwise}_arrays_wide.
+#   scripts/check-hip-isa.sh --targets       prints the object targets it reads, for a build
+#                                            that compiles only those (as CI does, at -O3)
+# Reads the dispatch objects of the units that hold these reductions (isa_units below).
 # Checks, for every target among gfx90a, gfx940, gfx1030 that BUILD_DIR was compiled for
 # (gfx90a must be one):
 #   1. the single-pass f32 sum kernel of the target's wavefront size runs the whole sequence as
@@ -21,10 +22,16 @@
 # Prints what it found (instruction counts per target) so CI logs show the evidence.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+isa_units=(sums products extremes logical_bitwise)
+targets=()
+for u in "${isa_units[@]}"; do targets+=("CMakeFiles/preduce.dir/dispatch/dispatch_${u}_arrays_wide.hip.cpp.o"); done
+if [ "${1:-}" = --targets ]; then echo "${targets[@]}"; exit 0; fi
 build=${1:-build/hip}
-objects=("$build"/CMakeFiles/preduce.dir/dispatch/dispatch_*.hip.cpp.o)
-[ -f "$build/CMakeFiles/preduce.dir/dispatch/dispatch_sums_arrays_wide.hip.cpp.o" ] ||
-  { echo "check-hip-isa: no sums_arrays_wide dispatch object in $build (build the preduce target with -DBACKEND=hip first)" >&2; exit 2; }
+objects=()
+for t in "${targets[@]}"; do
+  [ -f "$build/$t" ] || { echo "check-hip-isa: no $t in $build (build it with -DBACKEND=hip first)" >&2; exit 2; }
+  objects+=("$build/$t")
+done
 for tool in llvm-objcopy-15 clang-offload-bundler-15 llvm-objdump-15; do
   command -v "$tool" >/dev/null || { echo "check-hip-isa: $tool not found (apt-get install llvm-15 clang-15)" >&2; exit 2; }
 done
