@@ -622,6 +622,44 @@ TEST_CASE("reproducible.exchange_value_is_round_to") {
   CHECK(differ == 0);
 }
 
+// A binned sum's value finish (binned::rounded: inline from 64-bit bin totals while every carry
+// count is below 2^12, else through to_digits) has round_to(to_digits)'s bits: accumulators of
+// random terms at every scale, doubled by merging with themselves until the carry counts pass
+// 2^12 (about 2^24 terms of a bin's largest magnitude) and the fallback takes over, for float
+// and double results, positive, negative and mixed terms, and with a NaN or an infinity.
+TEST_CASE_TEMPLATE("reproducible.value_finish_is_round_to", T, float, double) {
+  namespace pb = preduce::portable::binned;
+  namespace binned = preduce::detail::binned;
+  using Red = pb::binned_reducer<preduce::plus<>, T, false>;
+  test::rng random(0xf1415);
+  std::size_t differ = 0, checked = 0, past_limit = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int scale = int(random.next() % 200) - 100;
+    const int sign_mode = trial % 3;  // all positive, all negative, mixed
+    auto a = Red::identity();
+    for (int i = 0; i < 4096; ++i) {
+      const double u = double(random.next() >> 11) * 0x1p-53;  // [0, 1)
+      double t = std::ldexp(0.5 + 0.5 * u, scale);
+      if (sign_mode == 1 || (sign_mode == 2 && (random.next() & 1))) t = -t;
+      a = Red::combine(a, Red::lift(T(t), 0));
+    }
+    if (trial % 20 == 7) a = Red::combine(a, Red::lift(std::numeric_limits<T>::infinity(), 0));
+    if (trial % 20 == 13) a = Red::combine(a, Red::lift(std::numeric_limits<T>::quiet_NaN(), 0));
+    for (int doubling = 0; doubling < 16; ++doubling, a = Red::combine(a, a)) {
+      const auto m = a.level == pb::raw_level ? pb::materialized(a) : a;
+      const pb::lattice_counts c = pb::counts_of(m);
+      bool fits = true;
+      for (int k = 0; k < binned::folds; ++k) fits = fits && c.carried[k] >= -(1 << 12) && c.carried[k] < (1 << 12);
+      past_limit += !fits && !m.specials;
+      differ += !test::same_bits(Red::finalize(a), binned::round_to<T>(pb::to_digits(a)));
+      ++checked;
+    }
+  }
+  CHECK(checked == 960);
+  CHECK(past_limit > 0);  // the fallback ran
+  CHECK(differ == 0);
+}
+
 // The distributed calls' compact exchange (detail/merge.hpp's exchange::: one-byte codes met
 // by max, int64 bins written at each line's level, moved to the common level in place and
 // summed) gives exactly the digits the partials' own merge gives: pieces at top bins far apart

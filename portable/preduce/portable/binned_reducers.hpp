@@ -140,6 +140,26 @@ PREDUCE_HD PREDUCE_INLINE accumulator<typename Terms::layout> fold_terms(accumul
   return a;
 }
 
+//! a's exact sum rounded once to R (float or double): round_to(to_digits(a))'s bits. Inline, from
+//! the 64-bit bin totals, where every bin's carry count is below 2^12 in magnitude (the totals then
+//! fit int64: every line of fewer than about 2^22 terms); else through to_digits' 128-bit totals.
+//! A finish of 4-element columns from 64-bit totals took a third of to_digits' time on an H200
+//! (docs/distributed.md, "Reproducible columns").
+template <class R, class Layout>
+PREDUCE_HD PREDUCE_INLINE R rounded(accumulator<Layout> a) {
+  if (a.level == raw_level) a = materialized(a);
+  if (a.specials) return special_value<R>(a.specials);
+  const lattice_counts c = counts_of(a);
+  bool fits = true;
+  std::int64_t totals[folds];
+  for (int k = 0; k < folds; ++k) {
+    fits = fits && c.carried[k] >= -(std::int64_t(1) << 12) && c.carried[k] < (std::int64_t(1) << 12);
+    totals[k] = std::int64_t(std::uint64_t(c.carried[k]) << 50) + c.drift[k];
+  }
+  if (fits) return detail::exchange::value_of<R>(std::uint8_t(a.level - level_min), totals);
+  return round_to<R>(to_digits(a));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reducers
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +177,7 @@ struct sum_reducer {
   PREDUCE_HD static acc_type lift(const element& x, std::uint64_t) { return lift_terms<Terms>(x); }
   PREDUCE_HD static acc_type combine(const acc_type& a, const acc_type& b) { return merged(a, b); }
   PREDUCE_HD static result_type finalize(const acc_type& a) {
-    if constexpr (std::is_floating_point<Result>::value) return round_to<Result>(to_digits(a));
+    if constexpr (std::is_floating_point<Result>::value) return rounded<Result>(a);
     else return Result(to_digits(a));
   }
   //! W consecutive elements at once (see fold_terms).
