@@ -27,6 +27,15 @@ inline constexpr int chunk = 8;
 //! its branch predicts) and the per-iteration join is noise, short enough to balance threads.
 inline constexpr std::uint64_t host_block = 2048;
 
+//! Lines (rows, segments, parts) of fewer elements than this fold argmin / argmax on a CPU by
+//! selects (fold_arg_by_selects); longer ones, and whole arrays' host_block iterations, by lanes
+//! (fold_chunk_by_lanes), whose search for the winner's index mispredicts on a short line, where
+//! the running best changes often. Kokkos 4.6 OpenMP, 2 threads, 2^22 f32 argmax over rows, best
+//! of 41, three runs: selects against lanes 1607-2952 / 4565-4762 us at 32 columns, 1735-2344 /
+//! 2246-2626 at 256, 1650-2128 / 2257-2319 at 512, 1937-1998 / 1534-1589 at 1024
+//! (docs/performance-log.md, section 8).
+inline constexpr std::uint64_t host_arg_select_elements = 1024;
+
 //! Columns each CPU thread walks together in reduce_columns: 16 floats are one cache line, so a
 //! row step reads whole lines. On GPUs a thread takes one column; its neighbours take the next
 //! ones, which makes every row step one coalesced read.

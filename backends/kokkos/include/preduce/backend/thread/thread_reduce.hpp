@@ -140,13 +140,49 @@ KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_chunk(const Reducer& red,
   }
 }
 
+//! argmin / argmax: folds src[base + i], i < count (count >= 1), each lifted with index
+//! index0 + i, into `acc` with the in-order fold's result: a running best kept by selects (a
+//! later element wins only when strictly better: a conditional move, no branch on the data) and
+//! a NaN flag beside it; where the flag is set (a NaN among the elements or in `acc`) the
+//! in-order fold's NaN rules decide, over the line again. Requires what serial_fold does.
+template <class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_arg_by_selects(const Reducer& red, typename Reducer::acc_type acc,
+                                                                      const Source& src, std::uint64_t base, std::uint64_t count,
+                                                                      std::uint64_t index0) {
+  using acc_type = typename Reducer::acc_type;
+  using V = decltype(acc_type{}.value);
+  constexpr bool is_max = host_value_reducer<Reducer>::fused == detail::fused_op::max ||
+                          host_value_reducer<Reducer>::fused == detail::fused_op::max_ignore_nan;
+  V best = acc.value;
+  std::uint64_t at = acc.index, i = 0;
+  if (at == npos) {  // the identity loses to everything: the first element starts
+    best = detail::convert<V>(src[base]);
+    at = index0;
+    i = 1;
+  }
+  bool nan = detail::is_nan(best);
+  for (; i < count; ++i) {
+    const V v = detail::convert<V>(src[base + i]);
+    nan = nan | detail::is_nan(v);
+    const bool take = is_max ? best < v : v < best;
+    best = take ? v : best;
+    at = take ? index0 + i : at;
+  }
+  if (!nan) return acc_type{best, at};
+  for (i = 0; i < count; ++i) acc = red.combine_ordered(acc, red.lift(src[base + i], index0 + i));
+  return acc;
+}
+
 //! Folds src[base + i] for i < count, each lifted with index index0 + i, into `acc` in index
-//! order: whole chunks by fold_chunk, then the rest one by one. Requires: those elements
+//! order: whole chunks by fold_chunk, then the rest one by one (on CPUs, argmin / argmax over
+//! fewer than host_arg_select_elements by fold_arg_by_selects). Requires: those elements
 //! readable, every index already in `acc` below index0. Returns the updated accumulator.
 template <class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION typename Reducer::acc_type serial_fold(const Reducer& red, typename Reducer::acc_type acc,
                                                               const Source& src, std::uint64_t base, std::uint64_t count,
                                                               std::uint64_t index0) {
+  if constexpr (host_shapes && detail::has_value_reducer<Reducer>::value)
+    if (count > 0 && count < host_arg_select_elements) return fold_arg_by_selects(red, acc, src, base, count, index0);
   std::uint64_t i = 0;
   for (; i + chunk <= count; i += chunk) acc = fold_chunk(red, acc, src, base + i, index0 + i);
   for (; i < count; ++i) acc = red.combine(acc, red.lift(src[base + i], index0 + i));
