@@ -318,14 +318,20 @@ PREDUCE_HD PREDUCE_INLINE accumulator<Layout> from_counts(int level, const latti
 }
 
 //! The low 64 bits of a's bin totals (to_digits' bins): carried * 2^50 + drift, exact where a
-//! holds fewer than 2^23 terms (a total of t terms has at most bit_length(t) + 40 bits). Inline
-//! and 64-bit: the compact exchange's lines take it instead of to_digits, whose 128-bit totals
-//! out of line cost 2.7x the rest of a fold of 4-element columns on an H200 (docs/distributed.md).
-//! Requires: a not raw.
+//! holds fewer than 2^23 terms (a total of t terms has at most bit_length(t) + 40 bits), and
+//! wherever every bin's carry count is below 2^12 in magnitude, which it returns. Inline and
+//! 64-bit: the compact exchange's lines and the value finish (binned::rounded) take it instead of
+//! to_digits, whose 128-bit totals out of line cost 2.7x the rest of a fold of 4-element columns
+//! on an H200 (docs/distributed.md). Requires: a not raw.
 template <class Layout>
-PREDUCE_HD PREDUCE_INLINE void low_totals(const accumulator<Layout>& a, std::int64_t* totals) {
+PREDUCE_HD PREDUCE_INLINE bool low_totals(const accumulator<Layout>& a, std::int64_t* totals) {
   const lattice_counts c = counts_of(a);
-  for (int k = 0; k < folds; ++k) totals[k] = std::int64_t(std::uint64_t(c.carried[k]) << 50) + c.drift[k];
+  bool carries_fit = true;
+  for (int k = 0; k < folds; ++k) {
+    carries_fit = carries_fit && c.carried[k] >= -(std::int64_t(1) << 12) && c.carried[k] < (std::int64_t(1) << 12);
+    totals[k] = std::int64_t(std::uint64_t(c.carried[k]) << 50) + c.drift[k];
+  }
+  return carries_fit;
 }
 
 //! The exact content (detail::binned::digits) of an accumulator.

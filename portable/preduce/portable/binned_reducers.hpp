@@ -141,22 +141,16 @@ PREDUCE_HD PREDUCE_INLINE accumulator<typename Terms::layout> fold_terms(accumul
 }
 
 //! a's exact sum rounded once to R (float or double): round_to(to_digits(a))'s bits. Inline, from
-//! the 64-bit bin totals, where every bin's carry count is below 2^12 in magnitude (the totals then
-//! fit int64: every line of fewer than about 2^22 terms); else through to_digits' 128-bit totals.
-//! A finish of 4-element columns from 64-bit totals took a third of to_digits' time on an H200
+//! the 64-bit bin totals (low_totals), where every bin's carry count is below 2^12 in magnitude
+//! (every line of fewer than about 2^22 terms); else through to_digits' 128-bit totals. A finish
+//! of 4-element columns from 64-bit totals took a third of to_digits' time on an H200
 //! (docs/distributed.md, "Reproducible columns").
 template <class R, class Layout>
 PREDUCE_HD PREDUCE_INLINE R rounded(accumulator<Layout> a) {
   if (a.level == raw_level) a = materialized(a);
   if (a.specials) return special_value<R>(a.specials);
-  const lattice_counts c = counts_of(a);
-  bool fits = true;
   std::int64_t totals[folds];
-  for (int k = 0; k < folds; ++k) {
-    fits = fits && c.carried[k] >= -(std::int64_t(1) << 12) && c.carried[k] < (std::int64_t(1) << 12);
-    totals[k] = std::int64_t(std::uint64_t(c.carried[k]) << 50) + c.drift[k];
-  }
-  if (fits) return detail::exchange::value_of<R>(std::uint8_t(a.level - level_min), totals);
+  if (low_totals(a, totals)) return detail::exchange::value_of<R>(std::uint8_t(a.level - level_min), totals);
   return round_to<R>(to_digits(a));
 }
 
@@ -189,7 +183,7 @@ struct sum_reducer {
   PREDUCE_HD static void compact(acc_type a, std::uint8_t& code, std::int64_t* limbs) {
     if (a.level == raw_level) a = materialized(a);
     std::int64_t totals[folds];
-    low_totals(a, totals);
+    (void)low_totals(a, totals);  // exact: fewer than 2^23 terms
     detail::exchange::compact_of(a.level, a.specials, totals, code, limbs);
   }
 };

@@ -57,6 +57,10 @@ template <class Reducer>
 struct value_reducer_of<Reducer, true> { using type = typename Reducer::value_reducer; };
 template <class Reducer>
 using host_value_reducer = typename value_reducer_of<Reducer>::type;
+//! Whether an extreme (or arg) reducer keeps the largest value.
+template <class Reducer>
+inline constexpr bool keeps_max = host_value_reducer<Reducer>::fused == detail::fused_op::max ||
+                                  host_value_reducer<Reducer>::fused == detail::fused_op::max_ignore_nan;
 
 //! True for the float-family min, max, minmax, argmin and argmax reducers (either NaN rule),
 //! whose chunks fold_chunk meets through lane_extreme on CPUs.
@@ -79,8 +83,7 @@ template <class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION bool fold_chunk_by_lanes(const Reducer& red, typename Reducer::acc_type* acc, const Source& src, std::uint64_t base,
                                                 std::uint64_t index0) {
   using V = detail::compare_t<std::decay_t<decltype(src[base])>>;
-  constexpr bool is_max = host_value_reducer<Reducer>::fused == detail::fused_op::max ||
-                          host_value_reducer<Reducer>::fused == detail::fused_op::max_ignore_nan;
+  constexpr bool is_max = keeps_max<Reducer>;
   V v[chunk], w[chunk];
   bool nan = false;
   for (int j = 0; j < chunk; ++j) {
@@ -151,8 +154,7 @@ KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_arg_by_selects(const Redu
                                                                       std::uint64_t index0) {
   using acc_type = typename Reducer::acc_type;
   using V = decltype(acc_type{}.value);
-  constexpr bool is_max = host_value_reducer<Reducer>::fused == detail::fused_op::max ||
-                          host_value_reducer<Reducer>::fused == detail::fused_op::max_ignore_nan;
+  constexpr bool is_max = keeps_max<Reducer>;
   V best = acc.value;
   std::uint64_t at = acc.index, i = 0;
   if (at == npos) {  // the identity loses to everything: the first element starts
