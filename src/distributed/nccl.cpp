@@ -37,7 +37,10 @@ communicator::communicator(ncclComm_t comm) : comm_(comm) {
   check_nccl(ncclCommCount(comm_, &size_), "nccl::communicator: ncclCommCount");
   check_nccl(ncclCommCuDevice(comm_, &device_), "nccl::communicator: ncclCommCuDevice");
   backend::device_guard d(device_);
-  backend::check_gpu(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "nccl::communicator: cudaStreamCreateWithFlags");
+  // The agreement's stream goes first where the local reduction leaves an SM slot free.
+  int least = 0, greatest = 0;
+  backend::check_gpu(cudaDeviceGetStreamPriorityRange(&least, &greatest), "nccl::communicator: cudaDeviceGetStreamPriorityRange");
+  backend::check_gpu(cudaStreamCreateWithPriority(&side_, cudaStreamNonBlocking, greatest), "nccl::communicator: cudaStreamCreateWithPriority");
 }
 
 communicator::~communicator() {
@@ -117,6 +120,7 @@ bool communicator::binned_sum(const queue& q, const std::uint8_t* codes, const s
 
 void communicator::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {
   backend::device_guard d(device_);
+  if (auto* s = symmetric(); s && s->agree(mine, all, words)) return;
   const std::size_t total = (std::size_t(size_) + 1) * words;
   if (total > staged_words_) {
     if (staged_) backend::check_gpu(cudaFree(staged_), "allreduce: cudaFree");

@@ -403,6 +403,23 @@ __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, cons
   }
 }
 
+// The agreement (preduce::communicator::agree): every rank's words into `all` (host memory the
+// device can store to), rank r's at all[r * words ..). One CTA: a rank stores its words into its
+// own copy, meets the peers at CTA 0's barrier, and loads theirs. Was ncclAllGather between two
+// copies on the side stream: 24.6 us a call on two H200s (docs/distributed.md, Status).
+constexpr std::size_t max_agreement_words = 8;
+struct agreement_words {
+  std::int64_t w[max_agreement_words];
+};
+
+__global__ void __launch_bounds__(32) agree_kernel(window_half w, agreement_words mine, std::size_t words, std::int64_t* all) {
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), w.dev, ncclTeamTagLsa(), blockIdx.x);
+  if (threadIdx.x < words) reinterpret_cast<std::int64_t*>(w.mine(0))[threadIdx.x] = mine.w[threadIdx.x];
+  sync_ranks(bar);
+  for (std::size_t i = threadIdx.x; i < std::size_t(w.size) * words; i += blockDim.x)
+    all[i] = reinterpret_cast<const std::int64_t*>(w.peer(int(i / words), 0))[i % words];
+}
+
 }  // namespace
 
 struct symmetric_path::state {
@@ -415,6 +432,8 @@ struct symmetric_path::state {
   ncclWindow_t window = nullptr;
   std::size_t half = 0;
   int* flag = nullptr;  // a device word for the host-side agreements below
+  std::int64_t* agreed = nullptr;  // pinned: the agreement kernel's output
+  std::size_t agreed_words = 0;
   cudaEvent_t last = nullptr;
   bool ran = false;  // a kernel ran: the next waits for `last`
   unsigned parity = 0;
@@ -424,6 +443,7 @@ struct symmetric_path::state {
     release_window();
     if (dev_made) (void)ncclDevCommDestroy(comm, &dev);
     if (flag) (void)cudaFree(flag);
+    if (agreed) (void)cudaFreeHost(agreed);
     if (last) (void)cudaEventDestroy(last);
   }
 
@@ -445,7 +465,16 @@ struct symmetric_path::state {
     (void)agree_min(1);  // every rank's kernels on the old window are done
     release_window();
     const std::size_t grown = round_up(std::max(bytes, 2 * half), std::size_t(1) << 21);
-    check_nccl(ncclMemAlloc(&buffer, 2 * grown), "nccl symmetric: ncclMemAlloc");
+    // The registration is collective: a rank whose allocation failed must not leave the others
+    // waiting in it, so the ranks agree on the allocations first and all throw alike.
+    const ncclResult_t allocated = ncclMemAlloc(&buffer, 2 * grown);
+    if (allocated != ncclSuccess) buffer = nullptr;
+    if (!agree_min(allocated == ncclSuccess ? 1 : 0)) {
+      release_window();
+      if (allocated != ncclSuccess) check_nccl(allocated, "nccl symmetric: ncclMemAlloc");
+      throw error(errc::communication, "nccl symmetric: another rank could not allocate the symmetric window (ncclMemAlloc of " +
+                                           std::to_string(2 * grown) + " bytes)");
+    }
     check_nccl(ncclCommWindowRegister(comm, buffer, 2 * grown, &window, NCCL_WIN_COLL_SYMMETRIC), "nccl symmetric: ncclCommWindowRegister");
     half = grown;
   }
@@ -553,6 +582,26 @@ void symmetric_path::allreduce(cudaStream_t stream, const void* send, void* recv
   }
 }
 
+bool symmetric_path::agree(const std::int64_t* mine, std::int64_t* all, std::size_t words) {
+  if (words == 0 || words > max_agreement_words) return false;
+  if (s_->agreed_words < std::size_t(s_->size) * words) {
+    if (s_->agreed) backend::check_gpu(cudaFreeHost(s_->agreed), "nccl symmetric: cudaFreeHost");
+    s_->agreed = nullptr;
+    s_->agreed_words = 0;
+    backend::check_gpu(cudaMallocHost(reinterpret_cast<void**>(&s_->agreed), std::size_t(s_->size) * words * sizeof(std::int64_t)),
+                       "nccl symmetric: cudaMallocHost");
+    s_->agreed_words = std::size_t(s_->size) * words;
+  }
+  agreement_words in{};
+  std::memcpy(in.w, mine, words * sizeof(std::int64_t));
+  const window_half w = s_->begin(s_->side, words * sizeof(std::int64_t));
+  agree_kernel<<<1, 32, 0, s_->side>>>(w, in, words, s_->agreed);
+  s_->end(s_->side);
+  backend::check_gpu(cudaStreamSynchronize(s_->side), "nccl symmetric: waiting for the agreement");
+  std::memcpy(all, s_->agreed, std::size_t(s_->size) * words * sizeof(std::int64_t));
+  return true;
+}
+
 void symmetric_path::binned_sum(cudaStream_t stream, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
                                 std::size_t recv_stride, element type, std::uint64_t terms) {
   if (count == 0) return;
@@ -593,6 +642,7 @@ void symmetric_path::allreduce(cudaStream_t, const void*, void*, std::size_t, st
 void symmetric_path::binned_sum(cudaStream_t, const std::uint8_t*, const std::int64_t*, void*, std::size_t, std::size_t, element, std::uint64_t) {
   throw error(errc::unsupported, "nccl symmetric: no device API");
 }
+bool symmetric_path::agree(const std::int64_t*, std::int64_t*, std::size_t) { throw error(errc::unsupported, "nccl symmetric: no device API"); }
 #endif
 }  // namespace detail
 }  // namespace nccl

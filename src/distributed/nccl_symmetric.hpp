@@ -60,6 +60,10 @@ class symmetric_path {
   void binned_sum(cudaStream_t stream, const std::uint8_t* codes, const std::int64_t* limbs, void* recv, std::size_t count,
                   std::size_t recv_stride, element type, std::uint64_t terms);
 
+  //! all[r * words ..) = rank r's mine[0 .. words), waiting for it, and true; false, doing
+  //! nothing, for more words than the kernel takes: the communicator's agree.
+  bool agree(const std::int64_t* mine, std::int64_t* all, std::size_t words);
+
   struct state;  // the NCCL handles and the window (nccl_symmetric.cu)
 
  private:
