@@ -233,7 +233,10 @@ __global__ void __launch_bounds__(threads) allreduce_kernel(window_half w, const
 // consecutive lines (a quad) in every phase; tiles of `tile_lines` (a quad a thread) belong to
 // one CTA index on every rank. A rank's block of `block` lines (a whole number of tiles) has, in
 // the first region of each rank's half, slot r from rank r: [codes | low words by bin | high
-// parts by bin]; the second region holds every line's value.
+// parts by bin]; the second region holds every line's value. A rank reads its own lines where
+// its fold wrote them and stores its own block's values straight into recv, so its own slot
+// and its own block's values in the window stay unused: copying them through the window made
+// the call 5.5% slower at 2^26 lines on two H200s (5288 against 5011 us; docs/distributed.md).
 constexpr std::size_t quad = 4;
 constexpr std::size_t tile_lines = quad * threads;
 
@@ -254,11 +257,20 @@ struct binned_quad {
   std::int64_t bins[3][quad];
 };
 
+//! The codes of lines first .. first + 3 of the compact form (line i's in byte i), those from
+//! `lines` on as zeros.
+__device__ std::uint32_t load_codes(const std::uint8_t* codes, std::size_t first, std::size_t lines) {
+  if (first + quad <= lines) return *reinterpret_cast<const std::uint32_t*>(codes + first);  // first is a multiple of 4
+  std::uint32_t c = 0;
+  for (std::size_t i = 0; first + i < lines && i < quad; ++i) c |= std::uint32_t(codes[first + i]) << (8 * i);
+  return c;
+}
+
 //! Lines first .. first + 3 of the compact form, those from `lines` on as zeros.
 __device__ binned_quad load_quad(const std::uint8_t* codes, const std::int64_t* limbs, std::size_t first, std::size_t lines) {
   binned_quad q{};
+  q.codes = load_codes(codes, first, lines);
   if (first + quad <= lines) {  // 16-byte aligned: first is a multiple of 4, the arrays 16-byte aligned
-    q.codes = *reinterpret_cast<const std::uint32_t*>(codes + first);
     const auto* v = reinterpret_cast<const longlong2*>(limbs + 3 * first);
     std::int64_t l[3 * quad];
 #pragma unroll
@@ -272,10 +284,8 @@ __device__ binned_quad load_quad(const std::uint8_t* codes, const std::int64_t* 
       for (int f = 0; f < 3; ++f) q.bins[f][i] = l[3 * i + f];
     return q;
   }
-  for (std::size_t i = 0; first + i < lines && i < quad; ++i) {
-    q.codes |= std::uint32_t(codes[first + i]) << (8 * i);
+  for (std::size_t i = 0; first + i < lines && i < quad; ++i)
     for (int f = 0; f < 3; ++f) q.bins[f][i] = limbs[3 * (first + i) + f];
-  }
   return q;
 }
 
@@ -313,6 +323,26 @@ __device__ binned_quad read_quad(const char* from, binned_slot<Hi> at, std::size
   return q;
 }
 
+//! Four lines' values, as values and as 16-byte granules.
+template <class R>
+union value_quad {
+  static constexpr int granules = int(quad * sizeof(R) / 16);
+  R r[quad];
+  uint4 v[granules];
+};
+
+//! Lines first .. first + 3 of recv (those below `lines`), in granules where recv is contiguous
+//! and 16-byte aligned (`vector_out`).
+template <class R>
+__device__ void store_values(R* recv, std::size_t first, std::size_t lines, std::size_t stride, bool vector_out, const value_quad<R>& q) {
+  if (vector_out && first + quad <= lines) {
+#pragma unroll
+    for (int h = 0; h < value_quad<R>::granules; ++h) reinterpret_cast<uint4*>(recv + first)[h] = q.v[h];
+  } else {
+    for (std::size_t i = 0; i < quad && first + i < lines; ++i) recv[(first + i) * stride] = q.r[i];
+  }
+}
+
 template <class R, class Hi>
 __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, const std::uint8_t* codes, const std::int64_t* limbs, R* recv,
                                                               std::size_t lines, std::size_t stride, std::size_t block) {
@@ -323,8 +353,8 @@ __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, cons
   const binned_slot<Hi> at{block};
   const std::size_t values = std::size_t(w.size) * at.bytes(), tiles = block / tile_lines;  // tiles: a block's
   const std::size_t mine = quad * threadIdx.x;  // this thread's first line in a tile
-  // 1. Block j's quads into slot `rank` of rank j, rank i starting with block i + 1.
-  for (int k = 1; k <= w.size; ++k) {
+  // 1. Block j's quads into slot `rank` of rank j (every peer j), rank i starting with block i + 1.
+  for (int k = 1; k < w.size; ++k) {
     const int j = (w.rank + k) % w.size;
     char* to = const_cast<char*>(w.peer(j, std::size_t(w.rank) * at.bytes()));
     for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
@@ -334,20 +364,22 @@ __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, cons
   }
   sync_ranks(bar);
   // 2. This rank's quads: every rank's bins at the highest code, summed, rounded, stored into
-  //    every rank's second region.
+  //    every peer's second region and into recv.
+  const bool vector_out = stride == 1 && reinterpret_cast<std::uintptr_t>(recv) % 16 == 0;
   for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
     const std::size_t o = u * tile_lines + mine, first = std::size_t(w.rank) * block + o;
     if (first >= lines) continue;
     std::uint8_t common[quad] = {};  // the highest code (special_code, 255, above every level)
     for (int r = 0; r < w.size; ++r) {
-      const std::uint32_t c = *reinterpret_cast<const std::uint32_t*>(w.mine(std::size_t(r) * at.bytes() + o));
+      const std::uint32_t c =
+          r == w.rank ? load_codes(codes, first, lines) : *reinterpret_cast<const std::uint32_t*>(w.mine(std::size_t(r) * at.bytes() + o));
 #pragma unroll
       for (int i = 0; i < int(quad); ++i)
         if (std::uint8_t(c >> (8 * i)) > common[i]) common[i] = std::uint8_t(c >> (8 * i));
     }
     std::int64_t sum[quad][3] = {};
     for (int r = 0; r < w.size; ++r) {
-      const binned_quad q = read_quad(w.mine(std::size_t(r) * at.bytes()), at, o);
+      const binned_quad q = r == w.rank ? load_quad(codes, limbs, first, lines) : read_quad(w.mine(std::size_t(r) * at.bytes()), at, o);
 #pragma unroll
       for (int i = 0; i < int(quad); ++i) {
         const std::uint8_t own = std::uint8_t(q.codes >> (8 * i));
@@ -367,38 +399,28 @@ __global__ void __launch_bounds__(threads) binned_sum_kernel(window_half w, cons
         }
       }
     }
-    union {
-      R r[quad];
-      uint4 v[quad * sizeof(R) / 16];
-    } out;
+    value_quad<R> out;
 #pragma unroll
     for (int i = 0; i < int(quad); ++i) out.r[i] = first + i < lines ? ex::value_of<R>(common[i], sum[i]) : R(0);
-    for (int k = 0; k < w.size; ++k) {
+    for (int k = 1; k < w.size; ++k) {
       auto* to = reinterpret_cast<uint4*>(const_cast<char*>(w.peer((w.rank + k) % w.size, values + first * sizeof(R))));
 #pragma unroll
-      for (int h = 0; h < int(quad * sizeof(R) / 16); ++h) to[h] = out.v[h];
+      for (int h = 0; h < value_quad<R>::granules; ++h) to[h] = out.v[h];
     }
+    store_values(recv, first, lines, stride, vector_out, out);
   }
   sync_ranks(bar);
-  // 3. Every line's value into recv, each CTA its tiles' (what the same CTA of the owner stored).
-  const bool vector_out = stride == 1 && reinterpret_cast<std::uintptr_t>(recv) % 16 == 0;
+  // 3. The peers' lines' values into recv, each CTA its tiles' (what the same CTA of the owner stored).
   for (int j = 0; j < w.size; ++j) {
+    if (j == w.rank) continue;
     for (std::size_t u = blockIdx.x; u < tiles; u += gridDim.x) {
       const std::size_t first = std::size_t(j) * block + u * tile_lines + mine;
       if (first >= lines) continue;
-      union {
-        R r[quad];
-        uint4 v[quad * sizeof(R) / 16];
-      } in;
+      value_quad<R> in;
       const auto* from = reinterpret_cast<const uint4*>(w.mine(values + first * sizeof(R)));
 #pragma unroll
-      for (int h = 0; h < int(quad * sizeof(R) / 16); ++h) in.v[h] = from[h];
-      if (vector_out && first + quad <= lines) {
-#pragma unroll
-        for (int h = 0; h < int(quad * sizeof(R) / 16); ++h) reinterpret_cast<uint4*>(recv + first)[h] = in.v[h];
-      } else {
-        for (std::size_t i = 0; i < quad && first + i < lines; ++i) recv[(first + i) * stride] = in.r[i];
-      }
+      for (int h = 0; h < value_quad<R>::granules; ++h) in.v[h] = from[h];
+      store_values(recv, first, lines, stride, vector_out, in);
     }
   }
 }
