@@ -2,8 +2,8 @@
 // preduce-bench kokkos: the device side of the benchmark on Kokkos's default execution space:
 // description, a fence + steady_clock timer, a streaming-read ceiling kernel, and the vendor
 // column: plain Kokkos::parallel_reduce over the input with Kokkos's stock reducers (Sum, Min,
-// Max, MinMax, MinLoc, MaxLoc, LAnd, LOr), a nested TeamThreadRange reduction per row or segment,
-// and preduce's init/join adapters only where Kokkos has no reducer (moments, bit_xor).
+// Max, MinMax, MinLoc, MaxLoc, LAnd, LOr), a nested TeamThreadRange reduction per row, column or
+// segment, and preduce's init/join adapters only where Kokkos has no reducer (moments, bit_xor).
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>
@@ -52,7 +52,8 @@ std::string cpu_model() {
 // ---------------------------------------------------------------------------------------------
 // What a Kokkos user would write for each operator: the reducer and the per-element fold of the
 // parallel_reduce body. Each `fold` adds element i (a global index) into the thread's value;
-// `rebase` turns a global index in the value into one relative to a row or segment's start;
+// `rebase` turns a global index in the value into the position along its row, column or
+// segment (first element `begin`, consecutive elements `step` apart);
 // `nested` is the reducer of a team's reduction into a local value; `result` turns the value
 // into preduce's result type on the host.
 // ---------------------------------------------------------------------------------------------
@@ -77,7 +78,7 @@ struct sum_fold {
       acc += detail::convert<A>(x[i]) * detail::convert<A>(y[i]);
     }
   }
-  KOKKOS_INLINE_FUNCTION static void rebase(A&, std::int64_t) {}
+  KOKKOS_INLINE_FUNCTION static void rebase(A&, std::int64_t, std::int64_t) {}
   KOKKOS_INLINE_FUNCTION static auto nested(A& v) { return reducer<Kokkos::HostSpace>(v); }
   static A result(const A& a) { return a; }
 };
@@ -94,7 +95,7 @@ struct extreme_fold {
     const V v = detail::convert<V>(x[i]);
     if (IsMax ? acc < v : v < acc) acc = v;
   }
-  KOKKOS_INLINE_FUNCTION static void rebase(V&, std::int64_t) {}
+  KOKKOS_INLINE_FUNCTION static void rebase(V&, std::int64_t, std::int64_t) {}
   KOKKOS_INLINE_FUNCTION static auto nested(V& v) { return reducer<Kokkos::HostSpace>(v); }
   static T result(const V& v) { return T(v); }
 };
@@ -112,7 +113,7 @@ struct minmax_fold {
     if (v < acc.min_val) acc.min_val = v;
     if (acc.max_val < v) acc.max_val = v;
   }
-  KOKKOS_INLINE_FUNCTION static void rebase(value_type&, std::int64_t) {}
+  KOKKOS_INLINE_FUNCTION static void rebase(value_type&, std::int64_t, std::int64_t) {}
   KOKKOS_INLINE_FUNCTION static auto nested(value_type& v) { return reducer<Kokkos::HostSpace>(v); }
   static minmax_result<T> result(const value_type& s) { return {T(s.min_val), T(s.max_val)}; }
 };
@@ -134,7 +135,7 @@ struct arg_fold {
       acc.loc = i;
     }
   }
-  KOKKOS_INLINE_FUNCTION static void rebase(value_type& acc, std::int64_t begin) { acc.loc -= begin; }
+  KOKKOS_INLINE_FUNCTION static void rebase(value_type& acc, std::int64_t begin, std::int64_t step) { acc.loc = (acc.loc - begin) / step; }
   KOKKOS_INLINE_FUNCTION static auto nested(value_type& v) { return reducer<Kokkos::HostSpace>(v); }
   static arg<T> result(const value_type& s) { return {T(s.val), static_cast<std::uint64_t>(s.loc)}; }
 };
@@ -151,7 +152,7 @@ struct logical_fold {
     const int nonzero = detail::convert<V>(x[i]) != V(0);
     acc = IsAnd ? (acc && nonzero) : (acc || nonzero);
   }
-  KOKKOS_INLINE_FUNCTION static void rebase(int&, std::int64_t) {}
+  KOKKOS_INLINE_FUNCTION static void rebase(int&, std::int64_t, std::int64_t) {}
   KOKKOS_INLINE_FUNCTION static auto nested(int& v) { return reducer<Kokkos::HostSpace>(v); }
   static bool result(int v) { return v != 0; }
 };
@@ -164,7 +165,7 @@ struct custom_fold {
   const T* x;
   const T* y;
   KOKKOS_INLINE_FUNCTION void fold(value_type& acc, std::int64_t i) const { acc = Red::combine(acc, Red::lift(x[i], 0)); }
-  KOKKOS_INLINE_FUNCTION static void rebase(value_type&, std::int64_t) {}
+  KOKKOS_INLINE_FUNCTION static void rebase(value_type&, std::int64_t, std::int64_t) {}
   KOKKOS_INLINE_FUNCTION static auto nested(value_type& v) { return backend::kokkos_reducer<Red>(Red{}, v); }
   static typename Red::result_type result(const value_type& a) { return Red::finalize(a); }
 };
@@ -200,24 +201,28 @@ struct whole_custom_body : backend::reduction_members<Red, false> {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, typename F::value_type& acc) const { f.fold(acc, i); }
 };
 
-//! Team r reduces row r ([r * cols, r * cols + cols)) or segment r ([offsets[r], offsets[r + 1])).
-//! Requires: a league of one team per result; F's x (and y) readable over every range.
-//! Writes: out[r], the range's value, with arg locations relative to the range's start.
+//! Team r reduces row r ([r * cols, r * cols + cols)), column r (r, r + cols, ..., rows of
+//! them) or segment r ([offsets[r], offsets[r + 1])): the nested TeamThreadRange reduction a
+//! Kokkos user writes for a reduction per line. Requires: a league of one team per result; F's
+//! x (and y) readable over every line. Writes: out[r], the line's value, with arg locations
+//! counted along the line.
 template <class F>
 struct team_body {
   using value_type = typename F::value_type;
   F f;
-  const std::int64_t* offsets;  // null for rows
-  std::int64_t cols;
+  const std::int64_t* offsets;  // segments; else null
+  bool columns;
+  std::int64_t rows, cols;
   value_type* out;
   KOKKOS_INLINE_FUNCTION void operator()(const team_member& team) const {
     const std::int64_t r = team.league_rank();
-    const std::int64_t begin = offsets ? offsets[r] : r * cols;
-    const std::int64_t end = offsets ? offsets[r + 1] : begin + cols;
+    const std::int64_t begin = offsets ? offsets[r] : columns ? r : r * cols;
+    const std::int64_t length = offsets ? offsets[r + 1] - begin : columns ? rows : cols;
+    const std::int64_t step = columns ? cols : 1;
     value_type v;
-    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i, value_type& acc) { f.fold(acc, i); },
-                            F::nested(v));
-    F::rebase(v, begin);
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, std::int64_t(0), length),
+                            [&](std::int64_t k, value_type& acc) { f.fold(acc, begin + k * step); }, F::nested(v));
+    F::rebase(v, begin, step);
     Kokkos::single(Kokkos::PerTeam(team), [&] { out[r] = v; });
   }
 };
@@ -272,11 +277,13 @@ vendor_plan vendor(const queue& q, const case_spec& c) {
     });
   }
   const std::int64_t* offsets = c.layout == shape::segments ? c.offsets : nullptr;
-  const auto cols = static_cast<std::int64_t>(c.cols);
+  const bool columns = c.layout == shape::columns;
+  const auto rows = static_cast<std::int64_t>(c.rows), cols = static_cast<std::int64_t>(c.cols);
   const auto league = static_cast<int>(c.results());
   return make_kokkos<R, F>(q, c.results(), [=](const exec_space& exec, const void* x, const void* y, value_type* out) {
     const F f{static_cast<const T*>(x), static_cast<const T*>(y)};
-    Kokkos::parallel_for("preduce-bench kokkos batched", team_policy(exec, league, Kokkos::AUTO), team_body<F>{f, offsets, cols, out});
+    Kokkos::parallel_for("preduce-bench kokkos batched", team_policy(exec, league, Kokkos::AUTO),
+                         team_body<F>{f, offsets, columns, rows, cols, out});
   });
 }
 
@@ -378,8 +385,6 @@ ceiling_run run_read_ceiling(const queue& q, std::size_t bytes, int reps) {
 }
 
 vendor_plan make_vendor(const queue& q, const case_spec& c) {
-  if (c.layout == shape::columns)
-    return {nullptr, "Kokkos has no column reduction; parallel_reduce over columns would be a hand-written kernel, not the stock one"};
   vendor_plan plan;
   visit_case(c.op, c.type, [&](auto op, auto t) { plan = kokkos_side::vendor<decltype(op), typename decltype(t)::type>(q, c); });
   return plan;

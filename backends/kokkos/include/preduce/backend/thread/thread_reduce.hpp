@@ -175,6 +175,48 @@ KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_arg_by_selects(const Redu
   return acc;
 }
 
+//! argmin / argmax of W neighbouring columns: acc[w] = the in-order fold of src[r * cols + c0 +
+//! w] over rows r0 <= r < r1 (0 < r1 - r0 < 2^32), each lifted with its row r. A running best a
+//! column kept by selects, the columns side by side, and a NaN flag a column; where one is set,
+//! the in-order fold's NaN rules decide, over the tile again. The rows are offsets as wide as
+//! the values (32 bits under 8-byte values) and the index select a mask, so the lanes are of one
+//! width and gcc 12 vectorizes the columns (with 64-bit rows and a conditional it did not: 2.7-4.4x
+//! slower in a probe, f32 columns of 32; docs/performance-log.md). Requires: those elements
+//! readable.
+template <int W, class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION void fold_arg_columns_by_selects(const Reducer& red, typename Reducer::acc_type (&acc)[W], const Source& src,
+                                                        std::uint64_t r0, std::uint64_t r1, std::uint64_t cols, std::uint64_t c0) {
+  using acc_type = typename Reducer::acc_type;
+  using V = decltype(acc_type{}.value);
+  constexpr bool is_max = keeps_max<Reducer>;
+  using I = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
+  V best[W];
+  I at[W], nan[W];  // the best's row offset from r0; NaN seen
+  for (int w = 0; w < W; ++w) {
+    best[w] = detail::convert<V>(src[r0 * cols + c0 + std::uint64_t(w)]);
+    at[w] = 0;
+    nan[w] = detail::is_nan(best[w]);
+  }
+  const auto rows = I(r1 - r0);
+  for (I k = 1; k < rows; ++k)
+    for (int w = 0; w < W; ++w) {
+      const V v = detail::convert<V>(src[(r0 + k) * cols + c0 + std::uint64_t(w)]);
+      nan[w] |= I(detail::is_nan(v));
+      const I take = I(0) - I(is_max ? best[w] < v : v < best[w]);  // all ones where v wins
+      at[w] = (k & take) | (at[w] & ~take);
+      best[w] = (is_max ? best[w] < v : v < best[w]) ? v : best[w];
+    }
+  I any_nan = 0;
+  for (int w = 0; w < W; ++w) any_nan |= nan[w];
+  if (!any_nan) {
+    for (int w = 0; w < W; ++w) acc[w] = acc_type{best[w], r0 + at[w]};
+    return;
+  }
+  for (int w = 0; w < W; ++w) acc[w] = red.identity();
+  for (std::uint64_t r = r0; r < r1; ++r)
+    for (int w = 0; w < W; ++w) acc[w] = red.combine_ordered(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
+}
+
 //! Folds src[base + i] for i < count, each lifted with index index0 + i, into `acc` in index
 //! order: whole chunks by fold_chunk, then the rest one by one (on CPUs, argmin / argmax over
 //! fewer than host_arg_select_elements by fold_arg_by_selects). Requires: those elements
