@@ -180,9 +180,9 @@ KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_arg_by_selects(const Redu
 //! column kept by selects, the columns side by side, and a NaN flag a column; where one is set,
 //! the in-order fold's NaN rules decide, over the tile again. The rows are offsets as wide as
 //! the values (32 bits under 8-byte values) and the index select a mask, so the lanes are of one
-//! width and gcc 12 vectorizes the columns (with 64-bit rows and a conditional it did not: 2.7-4.4x
-//! slower in a probe, f32 columns of 32; docs/performance-log.md). Requires: those elements
-//! readable.
+//! width and gcc 12 vectorizes 4-byte columns at x86-64's baseline (with 64-bit rows and a
+//! conditional it did not: 2.7-4.4x slower in a probe, f32 columns of 32); 8-byte ones only with
+//! AVX2 (docs/performance-log.md). Requires: those elements readable.
 template <int W, class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION void fold_arg_columns_by_selects(const Reducer& red, typename Reducer::acc_type (&acc)[W], const Source& src,
                                                         std::uint64_t r0, std::uint64_t r1, std::uint64_t cols, std::uint64_t c0) {
