@@ -162,8 +162,8 @@ def main():
             nonempty = offsets[1:] > offsets[:-1]
             torch.testing.assert_close(out[nonempty], ref[nonempty], rtol=1e-4, atol=1e-3)
             report(f"segments {op} ({segments} Pareto), GB/s", f"2^{log2}", "torch.segment_reduce",
-                   gb / (device_time(lambda: torch.segment_reduce(x, torch_op, offsets=offsets), calls=3) * 1e-6),
-                   gb / (device_time(lambda: preduce.segment_reduce(x, offsets, op, out=out)) * 1e-6), "GB/s")
+                   gb / (device_time(lambda: torch.segment_reduce(x, torch_op, offsets=offsets), calls=30) * 1e-6),
+                   gb / (device_time(lambda: preduce.segment_reduce(x, offsets, op, out=out), calls=30) * 1e-6), "GB/s")
         del x
 
     if args.json:

@@ -354,16 +354,23 @@ void visit(const view& x, const op_spec& s, F&& f) {
   });
 }
 
-//! Where `results` results of R go: a contiguous array of them on x's device, of R's element
-//! type or of bytes (R's size a result, for a structured result).
+//! Where `results` results of R go: a C-contiguous array (of any shape) on x's device of
+//! `results` elements of R's type, or, for a structured result (arg, minmax, moments), of
+//! results * sizeof(R) bytes (uint8) or `results` elements of a type preduce does not name (a
+//! NumPy structured type of R's size).
 template <class R>
 R* output_of(const described& d, std::size_t results, const view& x) {
   const view out = view_of(d);
   check_place(out, "out");
   check_same_device(x, out, "out");
-  if (!out.contiguous || out.count * out.itemsize != results * sizeof(R) || (out.itemsize != sizeof(R) && out.itemsize != 1))
-    refuse(errc::invalid_argument, "out must be a contiguous array of " + std::to_string(results) + " result" + (results == 1 ? "" : "s") +
-                                       " of " + std::to_string(sizeof(R)) + " bytes each (what preduce.reduce returns without out)");
+  constexpr bool value = std::is_same<typename result_kind<R>::value, R>::value;
+  const bool typed = value ? out.elem == element_code<R>()
+                           : (out.elem == int(element::uint8) && out.itemsize == 1) || (out.elem == no_element && out.itemsize == sizeof(R));
+  if (!out.contiguous || !typed || out.count * out.itemsize != results * sizeof(R))
+    refuse(errc::invalid_argument, "out must be a C-contiguous array of " + std::to_string(results) + " result" + (results == 1 ? "" : "s") +
+                                       (value ? std::string(" of type ") + element_names[element_code<R>()]
+                                              : " of " + std::to_string(sizeof(R)) + " bytes each, as uint8") +
+                                       " (what preduce.reduce returns without out)");
   return reinterpret_cast<R*>(out.ptr);
 }
 

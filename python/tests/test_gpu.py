@@ -155,6 +155,11 @@ def test_bad_input():
         preduce.reduce(torch.ones(4, device="cuda", dtype=torch.complex64))
     with pytest.raises(preduce.Error):
         preduce.reduce(x, preduce.dot(torch.ones(1000)))  # y on the host
+    for bad in (torch.full((10,), -1, device="cuda", dtype=torch.int32), torch.full((11,), -1.0, device="cuda"),
+                torch.full((10, 2), -1.0, device="cuda")[:, 0], torch.full((10,), -1.0, device="cuda", dtype=torch.float64)):
+        with pytest.raises(preduce.Error) as e:
+            preduce.reduce(x, axis=-1, out=bad)  # out of the wrong type, count or layout
+        assert e.value.errc == "invalid_argument" and (bad == -1).all()
     offsets = torch.tensor([0, 800, 400, 1000], device="cuda")
     out = torch.full((3,), -1.0, device="cuda")
     preduce.segment_reduce(x, offsets, out=out)

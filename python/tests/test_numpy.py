@@ -233,6 +233,29 @@ def test_partial_refusals():
         a + b  # a float and a double sum
 
 
+def test_out_is_checked():
+    """out= must hold the results' type and count, C-contiguous; a refused call writes nothing."""
+    x = data(3 * 4 * 5, "float32").reshape(3, 4, 5)
+    for bad in (np.full(12, -1, np.int32), np.full(12, -1.0, np.float64), np.full(13, -1.0, np.float32),
+                np.full((4, 6), -1.0, np.float32)[:, ::2], np.full(12, 255, np.uint8)):
+        with pytest.raises(preduce.Error) as e:
+            preduce.reduce(x, axis=-1, out=bad)
+        assert e.value.errc == "invalid_argument" and "out must be" in str(e.value)
+        assert (bad == (255 if bad.dtype == np.uint8 else -1)).all()
+    out = np.empty((3, 4), np.float32)  # any C-contiguous shape of the right count
+    assert preduce.reduce(x, axis=-1, out=out) is out
+    np.testing.assert_allclose(out, x.sum(axis=-1), rtol=1e-5)
+    pairs = np.zeros((12, 16), np.uint8)  # argmax's (value, index) pairs as bytes
+    preduce.reduce(x, "argmax", axis=-1, out=pairs)
+    assert np.array_equal(pairs.view(np.int64)[:, 1], x.reshape(12, 5).argmax(axis=1))
+    with pytest.raises(preduce.Error):
+        preduce.reduce(x, "argmax", axis=-1, out=np.zeros(12, np.float32))  # a value where a pair goes
+    one = np.full(1, -1, np.int64)
+    with pytest.raises(preduce.Error):
+        preduce.reduce(x, out=one)  # a float sum into int64
+    assert one[0] == -1
+
+
 def test_bad_input():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     with pytest.raises(preduce.Error) as e:

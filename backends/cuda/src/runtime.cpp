@@ -157,9 +157,13 @@ pointer_facts ask_driver(const void* p) {
 class used_allocations {
  public:
   void note(const pointer_facts& f) {
-    thread_local unsigned long long last = 0;
-    if (f.buffer_id == last) return;
-    last = f.buffer_id;
+    // A call names up to four allocations (input, dot's second input, offsets, output): a
+    // thread that repeats its calls finds them here and takes no lock.
+    thread_local unsigned long long recent[4] = {};
+    thread_local unsigned next_recent = 0;
+    for (unsigned long long id : recent)
+      if (id == f.buffer_id) return;
+    recent[next_recent++ % 4] = f.buffer_id;
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& a : seen_)
       if (a.buffer_id == f.buffer_id) return;
@@ -205,24 +209,25 @@ std::string hex(std::uintptr_t v) {
 
 void check_device_pointer(const queue& q, const void* p, std::size_t bytes, const char* function, const char* argument) {
   const pointer_facts f = ask_driver(p);
-  const std::string where = std::string(function) + ": " + argument + " (" + hex(reinterpret_cast<std::uintptr_t>(p)) + ")";
+  // The message's prefix is made only for a refusal: an accepted call builds no string.
+  auto where = [&] { return std::string(function) + ": " + argument + " (" + hex(reinterpret_cast<std::uintptr_t>(p)) + ")"; };
   if (f.type == 0) {
     CUdeviceptr start = 0;
     if (const std::size_t size = used().holding(p, &start))
-      throw error(errc::not_device_memory, where + " points into device memory that has been freed (an allocation of " +
+      throw error(errc::not_device_memory, where() + " points into device memory that has been freed (an allocation of " +
                                                std::to_string(size) + " bytes at " + hex(start) + " that an earlier call used)");
-    throw error(errc::not_device_memory, where + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
+    throw error(errc::not_device_memory, where() + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
   }
   if (f.type == CU_MEMORYTYPE_HOST && f.device_pointer == 0)
-    throw error(errc::not_device_memory, where + " is pinned host memory not mapped into the device");
+    throw error(errc::not_device_memory, where() + " is pinned host memory not mapped into the device");
   if (f.type == CU_MEMORYTYPE_DEVICE && !f.managed && f.ordinal != q.device())
-    throw error(errc::wrong_device, where + " lives on device " + std::to_string(f.ordinal) + " but the queue runs on device " +
+    throw error(errc::wrong_device, where() + " lives on device " + std::to_string(f.ordinal) + " but the queue runs on device " +
                                         std::to_string(q.device()));
   // The allocation (for memory mapped through CUDA's virtual memory calls, the reserved range)
   // must hold all `bytes`.
   const auto a = reinterpret_cast<CUdeviceptr>(p);
   if (f.size != 0 && (a < f.start || a - f.start > f.size || bytes > f.size - (a - f.start)))
-    throw error(errc::out_of_bounds, where + ": " + std::to_string(bytes) + " bytes from there run past the end of its allocation (" +
+    throw error(errc::out_of_bounds, where() + ": " + std::to_string(bytes) + " bytes from there run past the end of its allocation (" +
                                          std::to_string(f.size) + " bytes at " + hex(f.start) + ")");
   if (f.type == CU_MEMORYTYPE_DEVICE) used().note(f);
 }

@@ -77,17 +77,17 @@ void* queue_state::scratch(std::size_t bytes) {
 void check_device_pointer(const queue& q, const void* p, std::size_t bytes, const char* function, const char* argument) {
   hipPointerAttribute_t a{};
   const hipError_t e = hipPointerGetAttributes(&a, p);
-  const std::string where = std::string(function) + ": " + argument;
+  auto where = [&] { return std::string(function) + ": " + argument; };  // made only for a refusal
   if (e == hipErrorInvalidValue) {  // HIP 5.2's answer for memory it does not know: plain host memory
     (void)hipGetLastError();
-    throw error(errc::not_device_memory, where + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
+    throw error(errc::not_device_memory, where() + " is host memory; pass device memory (e.g. a preduce::device_buffer)");
   }
   if (e != hipSuccess) backend::throw_gpu(e, function);
   if (!a.isManaged && a.memoryType == hipMemoryTypeDevice && a.device != q.device())
-    throw error(errc::wrong_device, where + " lives on device " + std::to_string(a.device) + " but the queue runs on device " +
+    throw error(errc::wrong_device, where() + " lives on device " + std::to_string(a.device) + " but the queue runs on device " +
                                         std::to_string(q.device()));
   if (a.memoryType == hipMemoryTypeHost && a.devicePointer == nullptr)
-    throw error(errc::not_device_memory, where + " is pinned host memory not mapped into the device");
+    throw error(errc::not_device_memory, where() + " is pinned host memory not mapped into the device");
   // The allocation must hold all `bytes` (where the runtime reports its range).
   hipDeviceptr_t base = nullptr;
   std::size_t size = 0;
@@ -97,7 +97,7 @@ void check_device_pointer(const queue& q, const void* p, std::size_t bytes, cons
   }
   const auto at = reinterpret_cast<std::uintptr_t>(p), start = reinterpret_cast<std::uintptr_t>(base);
   if (size != 0 && (at < start || at - start > size || bytes > size - (at - start)))
-    throw error(errc::out_of_bounds, where + ": " + std::to_string(bytes) + " bytes from there run past the end of its allocation (" +
+    throw error(errc::out_of_bounds, where() + ": " + std::to_string(bytes) + " bytes from there run past the end of its allocation (" +
                                          std::to_string(size) + " bytes)");
 }
 
