@@ -15,6 +15,7 @@ namespace bench {
 using detail::dtype;
 using detail::op_id;
 using detail::shape;
+using detail::type_tag;
 
 //! An operator preduce-bench runs, with its command-line and report name.
 struct named_op {
@@ -51,12 +52,6 @@ constexpr const char* shape_name(shape s) {
   }
   return "?";
 }
-
-//! Carries an element type through a generic lambda.
-template <class T>
-struct type_tag {
-  using type = T;
-};
 
 //! Calls f(type_tag<T>{}) for the element type `type` names; returns false, calling nothing,
 //! for a type the benchmark does not know.

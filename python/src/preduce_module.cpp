@@ -28,6 +28,7 @@ namespace {
 
 using preduce::errc;
 using preduce::error;
+using preduce::detail::type_tag;
 
 [[noreturn]] void refuse(errc code, const std::string& what) { throw error(code, what); }
 
@@ -173,44 +174,26 @@ struct op_spec {
   const void* y;      //!< dot's second input (same element type and extent as x)
 };
 
-template <class T> struct tag { using type = T; };
+//! The library's element tag of an element code: the codes run in detail::dtype's order, from
+//! int8 (i8) to bool (boolean).
+preduce::detail::dtype dtype_of(int code) { return preduce::detail::dtype(code + 1); }
+static_assert(int(preduce::detail::dtype::i8) == int(element::int8) + 1 && int(preduce::detail::dtype::boolean) == int(element::boolean) + 1,
+              "element codes follow detail::dtype");
 
-//! f(tag<T>) for the C++ element type of e.
+//! f(type_tag<T>) for the C++ element type of e.
 template <class F>
-decltype(auto) with_element(element e, F&& f) {
-  switch (e) {
-    case element::int8: return f(tag<std::int8_t>{});
-    case element::int16: return f(tag<std::int16_t>{});
-    case element::int32: return f(tag<std::int32_t>{});
-    case element::int64: return f(tag<std::int64_t>{});
-    case element::uint8: return f(tag<std::uint8_t>{});
-    case element::uint16: return f(tag<std::uint16_t>{});
-    case element::uint32: return f(tag<std::uint32_t>{});
-    case element::uint64: return f(tag<std::uint64_t>{});
-    case element::float16: return f(tag<preduce::half>{});
-    case element::bfloat16: return f(tag<preduce::bfloat16>{});
-    case element::float32: return f(tag<float>{});
-    case element::float64: return f(tag<double>{});
-    default: break;
-  }
-  refuse(errc::unsupported, "an element type preduce does not reduce");
+void with_element(element e, F&& f) {
+  preduce::detail::with_input_dtype(dtype_of(int(e)), f, [] { refuse(errc::unsupported, "an element type preduce does not reduce"); });
 }
 
-//! f(tag<A>) for an accumulator code (void: the operator's default).
+//! f(type_tag<A>) for an accumulator code (void: the operator's default).
 template <class F>
-decltype(auto) with_accumulator(int acc, F&& f) {
-  switch (acc) {
-    case int(acc_code::automatic): return f(tag<void>{});
-    case int(element::int32): return f(tag<std::int32_t>{});
-    case int(element::int64): return f(tag<std::int64_t>{});
-    case int(element::uint32): return f(tag<std::uint32_t>{});
-    case int(element::uint64): return f(tag<std::uint64_t>{});
-    case int(element::float32): return f(tag<float>{});
-    case int(element::float64): return f(tag<double>{});
-    default: break;
-  }
-  refuse(errc::unsupported, std::string("no accumulator of type ") + (acc >= 0 && acc <= 12 ? element_names[acc] : "?") +
-                                "; accumulators are int32, int64, uint32, uint64, float32 or float64");
+void with_accumulator(int acc, F&& f) {
+  if (acc == int(acc_code::automatic)) return f(type_tag<void>{});
+  preduce::detail::with_accumulator_dtype(acc >= 0 && acc <= int(element::boolean) ? dtype_of(acc) : preduce::detail::dtype::none, f, [&] {
+    refuse(errc::unsupported, std::string("no accumulator of type ") + (acc >= 0 && acc <= int(element::boolean) ? element_names[acc] : "?") +
+                                  "; accumulators are int32, int64, uint32, uint64, float32 or float64");
+  });
 }
 
 //! Whether the C++ API takes Op on T (its compile-time checks, asked at compile time here so
@@ -345,7 +328,7 @@ op_spec spec_of(const view& x, int op, bool nan_ignoring, int acc, const std::op
   return s;
 }
 
-//! f(tag<T>, Op) for x's element type and the call's operator.
+//! f(type_tag<T>, Op) for x's element type and the call's operator.
 template <class F>
 void visit(const view& x, const op_spec& s, F&& f) {
   with_element(as_reduced(x.elem), [&](auto t) {
@@ -482,16 +465,16 @@ nb::bytes partial(const described& xd, int op, int acc, const maybe_view& y, std
   return out;
 }
 
-//! f(tag<P>) for the partial type a serialised partial's header names (kind, width).
+//! f(type_tag<P>) for the partial type a serialised partial's header names (kind, width).
 template <class F>
 void with_partial(const nb::bytes& b, F&& f) {
   const auto* p = static_cast<const unsigned char*>(b.data());
   if (b.size() < preduce::detail::binned::header_bytes) refuse(errc::invalid_argument, "not a serialised preduce partial");
   const unsigned kind = p[5], width = p[6];
-  if (kind == 1 && width == 4) return f(tag<preduce::reproducible_partial<float>>{});
-  if (kind == 1 && width == 8) return f(tag<preduce::reproducible_partial<double>>{});
-  if (kind == 2 && width == 4) return f(tag<preduce::reproducible_partial<preduce::moments_result<float>>>{});
-  if (kind == 2 && width == 8) return f(tag<preduce::reproducible_partial<preduce::moments_result<double>>>{});
+  if (kind == 1 && width == 4) return f(type_tag<preduce::reproducible_partial<float>>{});
+  if (kind == 1 && width == 8) return f(type_tag<preduce::reproducible_partial<double>>{});
+  if (kind == 2 && width == 4) return f(type_tag<preduce::reproducible_partial<preduce::moments_result<float>>>{});
+  if (kind == 2 && width == 8) return f(type_tag<preduce::reproducible_partial<preduce::moments_result<double>>>{});
   refuse(errc::invalid_argument, "not a serialised preduce partial");
 }
 

@@ -78,5 +78,44 @@ constexpr const char* dtype_name(dtype t) {
   return "?";
 }
 
+//! Carries a type through a generic lambda.
+template <class T> struct type_tag { using type = T; };
+
+//! f(type_tag<T>) for the input element type t names; otherwise() (which throws) for none and
+//! boolean.
+template <class F, class Otherwise>
+void with_input_dtype(dtype t, F&& f, Otherwise&& otherwise) {
+  switch (t) {
+    case dtype::i8: return f(type_tag<std::int8_t>{});
+    case dtype::i16: return f(type_tag<std::int16_t>{});
+    case dtype::i32: return f(type_tag<std::int32_t>{});
+    case dtype::i64: return f(type_tag<std::int64_t>{});
+    case dtype::u8: return f(type_tag<std::uint8_t>{});
+    case dtype::u16: return f(type_tag<std::uint16_t>{});
+    case dtype::u32: return f(type_tag<std::uint32_t>{});
+    case dtype::u64: return f(type_tag<std::uint64_t>{});
+    case dtype::f16: return f(type_tag<half>{});
+    case dtype::bf16: return f(type_tag<bfloat16>{});
+    case dtype::f32: return f(type_tag<float>{});
+    case dtype::f64: return f(type_tag<double>{});
+    default: return otherwise();
+  }
+}
+
+//! f(type_tag<A>) for the accumulator type t names (32- and 64-bit integers, float, double);
+//! otherwise() (which throws) for any other.
+template <class F, class Otherwise>
+void with_accumulator_dtype(dtype t, F&& f, Otherwise&& otherwise) {
+  switch (t) {
+    case dtype::i32: return f(type_tag<std::int32_t>{});
+    case dtype::i64: return f(type_tag<std::int64_t>{});
+    case dtype::u32: return f(type_tag<std::uint32_t>{});
+    case dtype::u64: return f(type_tag<std::uint64_t>{});
+    case dtype::f32: return f(type_tag<float>{});
+    case dtype::f64: return f(type_tag<double>{});
+    default: return otherwise();
+  }
+}
+
 }  // namespace detail
 }  // namespace preduce

@@ -19,7 +19,7 @@
 namespace preduce {
 namespace portable {
 
-template <class T> struct type_tag { using type = T; };
+using detail::type_tag;
 
 //! Dispatch groups: the rows of dispatch_table.hpp, in its order.
 enum class group : unsigned char {
@@ -122,37 +122,13 @@ constexpr bool compiles_accumulator() {
 //! Calls f(type_tag<T>) for the input type r.in.
 template <class F>
 void with_input_type(const detail::request& r, F&& f) {
-  using detail::dtype;
-  switch (r.in) {
-    case dtype::i8: return f(type_tag<std::int8_t>{});
-    case dtype::i16: return f(type_tag<std::int16_t>{});
-    case dtype::i32: return f(type_tag<std::int32_t>{});
-    case dtype::i64: return f(type_tag<std::int64_t>{});
-    case dtype::u8: return f(type_tag<std::uint8_t>{});
-    case dtype::u16: return f(type_tag<std::uint16_t>{});
-    case dtype::u32: return f(type_tag<std::uint32_t>{});
-    case dtype::u64: return f(type_tag<std::uint64_t>{});
-    case dtype::f16: return f(type_tag<half>{});
-    case dtype::bf16: return f(type_tag<bfloat16>{});
-    case dtype::f32: return f(type_tag<float>{});
-    case dtype::f64: return f(type_tag<double>{});
-    default: unsupported(r, "this element type");
-  }
+  detail::with_input_dtype(r.in, f, [&] { unsupported(r, "this element type"); });
 }
 
 //! Calls f(type_tag<A>) for the accumulator r.acc.
 template <class F>
 void with_accumulator(const detail::request& r, F&& f) {
-  using detail::dtype;
-  switch (r.acc) {
-    case dtype::i32: return f(type_tag<std::int32_t>{});
-    case dtype::i64: return f(type_tag<std::int64_t>{});
-    case dtype::u32: return f(type_tag<std::uint32_t>{});
-    case dtype::u64: return f(type_tag<std::uint64_t>{});
-    case dtype::f32: return f(type_tag<float>{});
-    case dtype::f64: return f(type_tag<double>{});
-    default: unsupported(r, "this accumulator");
-  }
+  detail::with_accumulator_dtype(r.acc, f, [&] { unsupported(r, "this accumulator"); });
 }
 
 //! The signed integer type of T's size for an unsigned integer T, else T: where an operator's
