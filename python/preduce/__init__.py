@@ -259,8 +259,16 @@ def _stream_of(x, stream, place: int, device: int) -> int:
 # ---------------------------------------------------------------------------------------------
 # Outputs: arrays of x's framework on x's device
 # ---------------------------------------------------------------------------------------------
+def _module(x) -> str:
+    return type(x).__module__.split(".")[0]
+
+
+def _is_jax(x) -> bool:
+    return _module(x) in ("jax", "jaxlib")
+
+
 def _empty(x, shape: Tuple[int, ...], element: str):
-    module = type(x).__module__.split(".")[0]
+    module = _module(x)
     if module == "torch":
         torch = sys.modules["torch"]
         return torch.empty(shape, dtype=getattr(torch, element), device=x.device)
@@ -270,13 +278,18 @@ def _empty(x, shape: Tuple[int, ...], element: str):
             return cupy.empty(shape, dtype=element)
     if module == "numpy":
         return sys.modules["numpy"].empty(shape, dtype=element)
-    _refuse(f"preduce makes outputs for torch, CuPy and NumPy arrays; for {type(x).__name__} pass out=", "unsupported")
+    if module in ("jax", "jaxlib"):
+        # A fresh buffer on x's device that nothing else references; the call writes it before
+        # any JAX operation reads it (_outputs' finish waits for the call).
+        out = sys.modules["jax.numpy"].empty(shape, dtype=element, device=x.device)
+        out.block_until_ready()
+        return out
+    _refuse(f"preduce makes outputs for torch, CuPy, JAX and NumPy arrays; for {type(x).__name__} pass out=", "unsupported")
 
 
 def _column(buffer, element: str, column: int, shape):
     """Column `column` of the bytes buffer (results x bytes a result) read as `element`."""
-    module = type(buffer).__module__.split(".")[0]
-    if module == "torch":
+    if _module(buffer) == "torch":
         view = buffer.view(getattr(sys.modules["torch"], element))
     else:
         view = buffer.view(element)
@@ -294,21 +307,41 @@ def _layout(element: int, op: Op, acc: int):
     return found
 
 
-def _outputs(x, element: int, op: Op, acc: int, shape: Tuple[int, ...]):
-    """(what the call writes into, what it returns) for results of this shape."""
+def _outputs(x, element: int, op: Op, acc: int, shape: Tuple[int, ...], stream: int):
+    """(what the call writes into, finish): finish() returns what the call returns, once the
+    call is enqueued. Torch, CuPy and NumPy results are views of what the call writes; JAX arrays
+    are immutable, so a JAX result is made after the call has written (finish waits for it): a
+    structured result's columns are read through NumPy and put back on x's device (as int32
+    where JAX runs without 64-bit types)."""
     kind, size, value = _layout(element, op, acc)
     count = math.prod(shape)
     if kind == "value":
         out = _empty(x, (count,), _ELEMENTS[value])
-        return out, out.reshape(shape)
+        if _is_jax(x):
+            return out, lambda: (_C.synchronize(stream, _describe(x)[4]), out.reshape(shape))[1]
+        result = out.reshape(shape)
+        return out, lambda: result
     buffer = _empty(x, (count, size), "uint8")
-    name = _ELEMENTS[value]
-    if kind == "arg":
-        return buffer, (_column(buffer, name, 0, shape), _column(buffer, "int64", 1, shape))
-    if kind == "minmax":
-        return buffer, (_column(buffer, name, 0, shape), _column(buffer, name, 1, shape))
-    first = 1 if size == 24 else 2  # moments: count, then mean and M2 as float64 (24 bytes) or float32 (16)
-    return buffer, Moments(_column(buffer, "int64", 0, shape), _column(buffer, name, first, shape), _column(buffer, name, first + 1, shape))
+
+    def columns(source):
+        name = _ELEMENTS[value]
+        if kind == "arg":
+            return _column(source, name, 0, shape), _column(source, "int64", 1, shape)
+        if kind == "minmax":
+            return _column(source, name, 0, shape), _column(source, name, 1, shape)
+        first = 1 if size == 24 else 2  # moments: count, then mean and M2 as float64 (24 bytes) or float32 (16)
+        return Moments(_column(source, "int64", 0, shape), _column(source, name, first, shape), _column(source, name, first + 1, shape))
+
+    if _is_jax(x):
+        def finish():
+            _C.synchronize(stream, _describe(x)[4])
+            jax, numpy = sys.modules["jax"], sys.modules["numpy"]
+            host = columns(numpy.asarray(buffer))
+            placed = [jax.device_put(numpy.ascontiguousarray(c), x.device) for c in host]
+            return Moments(*placed) if kind == "moments" else tuple(placed)
+        return buffer, finish
+    result = columns(buffer)
+    return buffer, lambda: result
 
 
 def _value(op: Op, result):
@@ -364,12 +397,9 @@ def reduce(x, op: Union[str, Op] = "sum", *, axis: Optional[int] = None, out=Non
         rows, cols, line_axis, result_shape = shape[0], math.prod(shape[1:]), 0, tuple(shape[1:])
     else:
         _refuse(f"axis must be None, 0 or the last axis ({ndim - 1} or -1): preduce reduces rows and columns of contiguous arrays")
-    if out is None:
-        target, result = _outputs(x, xd[2], o, acc, result_shape)
-    else:
-        target, result = out, out
+    target, finish = (out, None) if out is not None else _outputs(x, xd[2], o, acc, result_shape, s)
     _C.reduce_lines(xd, rows, cols, line_axis, o.code, o.nan_ignoring, acc, det, y, _describe(target), s)
-    return result
+    return out if finish is None else finish()
 
 
 def segment_reduce(x, offsets, op: Union[str, Op] = "sum", *, out=None, determinism: str = "run_to_run", dtype: Any = None,
@@ -392,12 +422,9 @@ def segment_reduce(x, offsets, op: Union[str, Op] = "sum", *, out=None, determin
     s = _stream_of(x, stream, xd[3], xd[4])
     y = _describe(o.y) if o.y is not None else None
     segments = offset_shape[0] - 1 if offset_shape[0] > 0 else 0
-    if out is None:
-        target, result = _outputs(x, xd[2], o, acc, (segments,))
-    else:
-        target, result = out, out
+    target, finish = (out, None) if out is not None else _outputs(x, xd[2], o, acc, (segments,), s)
     _C.reduce_segments(xd, od, o.code, o.nan_ignoring, acc, det, y, _describe(target), s)
-    return result
+    return out if finish is None else finish()
 
 
 class Partial:
