@@ -19,9 +19,6 @@ namespace detail {
 //! results of every built-in are their accumulators, or narrower types that widen exactly), arg
 //! indices shift by the piece's first index, and Red::combine joins them in the pieces' order,
 //! so the merge gives the same bits wherever it runs.
-template <class T> struct is_minmax_result : std::false_type {};
-template <class V> struct is_minmax_result<minmax_result<V>> : std::true_type {};
-
 //! Whether Red's results merge (every built-in's ordinary reducer; not the binned reducers of
 //! determinism::reproducible's values, whose pieces merge as partials instead).
 template <class Red, class A = typename Red::acc_type>

@@ -331,6 +331,10 @@ struct minmax_reducer {
 template <class T> struct reducer<minmax, T> : minmax_reducer<nan_rule::propagate, T> {};
 template <class T> struct reducer<nan_ignoring<minmax>, T> : minmax_reducer<nan_rule::ignore, T> {};
 
+//! True for minmax's accumulator and result (minmax_result<V>).
+template <class T> struct is_minmax_result : std::false_type {};
+template <class V> struct is_minmax_result<minmax_result<V>> : std::true_type {};
+
 template <nan_rule R, bool IsMax, class T>
 struct arg_reducer {
   using V = compare_t<T>;

@@ -17,9 +17,9 @@ namespace backend {
 //! Columns by tile of `column_tile` columns and, when the columns alone cannot fill the
 //! device, by part of the rows. Requires: tiles * parts iterations; iteration i takes tile
 //! i % tiles (so neighbouring threads take neighbouring columns) over the rows of part
-//! i / tiles, in order, lifting each element with its row (on CPUs, argmin / argmax of whole
-//! tiles by fold_arg_columns_by_selects, and reducers with a chunk fold `chunk` rows at a
-//! time). Writes, for each column c of the tile: when ToOutput (one part) out[c * stride] =
+//! i / tiles, in order, lifting each element with its row (on CPUs, argmin / argmax and minmax
+//! of whole tiles by selects, fold_arg_columns_by_selects and fold_minmax_columns_by_selects,
+//! and reducers with a chunk fold `chunk` rows at a time). Writes, for each column c of the tile: when ToOutput (one part) out[c * stride] =
 //! finalize(acc); otherwise partial[part * cols + c] = acc.
 template <class Reducer, class Source, bool ToOutput>
 struct columns_by_tile {
@@ -45,9 +45,9 @@ struct columns_by_tile {
         return;
       }
     }
-    if constexpr (host_shapes && is_minmax<Reducer>::value) {  // minmax: by selects
+    if constexpr (host_shapes && detail::is_minmax_result<acc_type>::value) {  // minmax: by selects
       if (width == column_tile && r1 > r0) {
-        fold_minmax_columns(acc, r0, r1, c0);
+        fold_minmax_columns_by_selects(red, acc, src, r0, r1, cols, c0);
         finish(acc, width, c0, part);
         return;
       }
@@ -74,43 +74,6 @@ struct columns_by_tile {
         for (int w = 0; w < width; ++w) acc[w] = red.combine(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
     }
     finish(acc, width, c0, part);
-  }
-
-  template <class R, class = void>
-  struct is_minmax : std::false_type {};
-  template <class R>
-  struct is_minmax<R, std::void_t<typename R::lo, typename R::hi>> : std::true_type {};
-
-  //! minmax of a whole tile, rows r0 .. r1 (r1 > r0): the minima and maxima as two arrays of
-  //! plain selects, and a NaN flag a column, so the columns vectorize; where a NaN was seen, the
-  //! in-order fold again (without NaN, min_of / max_of are these selects: equal values keep the
-  //! first). Through `combine` (NaN tests, branches) f32 columns of 32 ran at 0.75-1.33x plain
-  //! Kokkos (docs/performance-log.md).
-  KOKKOS_INLINE_FUNCTION void fold_minmax_columns(acc_type (&acc)[column_tile], std::uint64_t r0, std::uint64_t r1, std::uint64_t c0) const {
-    using V = decltype(acc_type{}.min);
-    using I = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
-    V low[column_tile], high[column_tile];
-    I nan[column_tile];
-    for (int w = 0; w < column_tile; ++w) {
-      low[w] = high[w] = red.lift(src[r0 * cols + c0 + std::uint64_t(w)], r0).min;
-      nan[w] = I(detail::is_nan(low[w]));
-    }
-    for (std::uint64_t r = r0 + 1; r < r1; ++r)
-      for (int w = 0; w < column_tile; ++w) {
-        const V v = red.lift(src[r * cols + c0 + std::uint64_t(w)], r).min;
-        nan[w] |= I(detail::is_nan(v));
-        low[w] = v < low[w] ? v : low[w];
-        high[w] = high[w] < v ? v : high[w];
-      }
-    I any_nan = 0;
-    for (int w = 0; w < column_tile; ++w) any_nan |= nan[w];
-    if (!any_nan) {
-      for (int w = 0; w < column_tile; ++w) acc[w] = acc_type{low[w], high[w]};
-      return;
-    }
-    for (int w = 0; w < column_tile; ++w) acc[w] = red.identity();
-    for (std::uint64_t r = r0; r < r1; ++r)
-      for (int w = 0; w < column_tile; ++w) acc[w] = red.combine(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
   }
 
   //! The tile's accumulators into out (one part) or partial.

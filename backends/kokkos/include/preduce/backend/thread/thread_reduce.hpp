@@ -175,14 +175,24 @@ KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_arg_by_selects(const Redu
   return acc;
 }
 
+//! acc[w] = the in-order fold of src[r * cols + c0 + w] over rows r0 <= r < r1, each lifted with
+//! its row r: the column folds' way back where a tile holds a NaN (the NaN rules decide in order).
+template <int W, class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION void fold_columns_in_order(const Reducer& red, typename Reducer::acc_type (&acc)[W], const Source& src,
+                                                  std::uint64_t r0, std::uint64_t r1, std::uint64_t cols, std::uint64_t c0) {
+  for (int w = 0; w < W; ++w) acc[w] = red.identity();
+  for (std::uint64_t r = r0; r < r1; ++r)
+    for (int w = 0; w < W; ++w) acc[w] = red.combine(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
+}
+
 //! argmin / argmax of W neighbouring columns: acc[w] = the in-order fold of src[r * cols + c0 +
 //! w] over rows r0 <= r < r1 (0 < r1 - r0 < 2^32), each lifted with its row r. A running best a
 //! column kept by selects, the columns side by side, and a NaN flag a column; where one is set,
-//! the in-order fold's NaN rules decide, over the tile again. The rows are offsets as wide as
-//! the values (32 bits under 8-byte values) and the index select a mask, so the lanes are of one
-//! width and gcc 12 vectorizes 4-byte columns at x86-64's baseline (with 64-bit rows and a
-//! conditional it did not: 2.7-4.4x slower in a probe, f32 columns of 32); 8-byte ones only with
-//! AVX2 (docs/performance-log.md). Requires: those elements readable.
+//! fold_columns_in_order. The rows are offsets as wide as the values (32 bits under 8-byte
+//! values) and the index select a mask, so the lanes are of one width and gcc 12 vectorizes
+//! 4-byte columns at x86-64's baseline (with 64-bit rows and a conditional it did not: 2.7-4.4x
+//! slower in a probe, f32 columns of 32); 8-byte ones only with AVX2 (docs/performance-log.md).
+//! Requires: those elements readable.
 template <int W, class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION void fold_arg_columns_by_selects(const Reducer& red, typename Reducer::acc_type (&acc)[W], const Source& src,
                                                         std::uint64_t r0, std::uint64_t r1, std::uint64_t cols, std::uint64_t c0) {
@@ -208,13 +218,39 @@ KOKKOS_INLINE_FUNCTION void fold_arg_columns_by_selects(const Reducer& red, type
     }
   I any_nan = 0;
   for (int w = 0; w < W; ++w) any_nan |= nan[w];
-  if (!any_nan) {
-    for (int w = 0; w < W; ++w) acc[w] = acc_type{best[w], r0 + at[w]};
-    return;
+  if (any_nan) return fold_columns_in_order(red, acc, src, r0, r1, cols, c0);
+  for (int w = 0; w < W; ++w) acc[w] = acc_type{best[w], r0 + at[w]};
+}
+
+//! minmax of W neighbouring columns, rows r0 <= r < r1 (r1 > r0), as fold_columns_in_order
+//! would give it: the minima and maxima as two arrays of plain selects and a NaN flag a column,
+//! so the columns vectorize (without a NaN, min_of / max_of are these selects: equal values keep
+//! the first); where a NaN was seen, fold_columns_in_order. Through `combine` (NaN tests,
+//! branches) f32 columns of 32 ran at 0.75-1.33x plain Kokkos, by selects 4.7-7.5x
+//! (docs/performance-log.md). Requires: those elements readable.
+template <int W, class Reducer, class Source>
+KOKKOS_INLINE_FUNCTION void fold_minmax_columns_by_selects(const Reducer& red, typename Reducer::acc_type (&acc)[W], const Source& src,
+                                                           std::uint64_t r0, std::uint64_t r1, std::uint64_t cols, std::uint64_t c0) {
+  using acc_type = typename Reducer::acc_type;
+  using V = decltype(acc_type{}.min);
+  using I = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
+  V low[W], high[W];
+  I nan[W];
+  for (int w = 0; w < W; ++w) {
+    low[w] = high[w] = detail::convert<V>(src[r0 * cols + c0 + std::uint64_t(w)]);
+    nan[w] = I(detail::is_nan(low[w]));
   }
-  for (int w = 0; w < W; ++w) acc[w] = red.identity();
-  for (std::uint64_t r = r0; r < r1; ++r)
-    for (int w = 0; w < W; ++w) acc[w] = red.combine_ordered(acc[w], red.lift(src[r * cols + c0 + std::uint64_t(w)], r));
+  for (std::uint64_t r = r0 + 1; r < r1; ++r)
+    for (int w = 0; w < W; ++w) {
+      const V v = detail::convert<V>(src[r * cols + c0 + std::uint64_t(w)]);
+      nan[w] |= I(detail::is_nan(v));
+      low[w] = v < low[w] ? v : low[w];
+      high[w] = high[w] < v ? v : high[w];
+    }
+  I any_nan = 0;
+  for (int w = 0; w < W; ++w) any_nan |= nan[w];
+  if (any_nan) return fold_columns_in_order(red, acc, src, r0, r1, cols, c0);
+  for (int w = 0; w < W; ++w) acc[w] = acc_type{low[w], high[w]};
 }
 
 //! Folds src[base + i] for i < count, each lifted with index index0 + i, into `acc` in index
