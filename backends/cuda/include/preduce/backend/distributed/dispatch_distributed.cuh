@@ -17,8 +17,9 @@ namespace backend {
 
 //! Enqueues for_each_kernel on s's stream, on the batched kernels' grid (batched_plan.hpp's grid_for).
 template <class Step>
-void enqueue_for_each(detail::queue_state& s, const Step& step, std::uint64_t count, const char* what) {
-  launch(s, for_each_kernel<Step>, grid_for(s.sm_count, s.cc_major, count, for_each_block_threads), for_each_block_threads, what, step, count);
+void enqueue_for_each(detail::queue_state& s, const Step& step, std::uint64_t count) {
+  launch(s, for_each_kernel<Step>, grid_for(s.sm_count, s.cc_major, count, for_each_block_threads), for_each_block_threads,
+         "allreduce: launching a merge or exchange step", step, count);
 }
 
 //! Enqueues partial_lines_kernel on s's stream: a thread (or warp) a line, on the batched

@@ -136,5 +136,14 @@ void reduce_whole_binned(detail::queue_state& s, const Reducer& red, const Sourc
   }
 }
 
+//! Enqueues the reduction of src[0..n) on s's stream: the binned kernel for the reproducible
+//! values and partials, reduce_whole for every other reducer.
+template <class Reducer, class Source>
+void enqueue_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
+                   typename Reducer::result_type* d_out, options o) {
+  if constexpr (is_binned_reducer<Reducer>::value) reduce_whole_binned(s, red, src, n, d_out, o);
+  else reduce_whole(s, red, src, n, d_out, o);
+}
+
 }  // namespace backend
 }  // namespace preduce

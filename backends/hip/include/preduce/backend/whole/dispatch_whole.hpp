@@ -27,8 +27,8 @@ namespace backend {
 //! Enqueues the reduction of src[0..n) on s's stream with the shape `o` asks for (see the
 //! fallbacks in execution.hpp); writes finalize(result) to d_out.
 template <class Reducer, class Source>
-void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
-                  typename Reducer::result_type* d_out, options o) {
+void enqueue_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::size_t n,
+                   typename Reducer::result_type* d_out, options o) {
   using Acc = typename Reducer::acc_type;
   using L = chunk_loader<Source>;
   // The vector path needs a source whose arrays share one alignment; otherwise the scalar path.
