@@ -9,7 +9,7 @@
     preduce.segment_reduce(x, offsets, "max")
     p = preduce.partial(x1) + preduce.partial(x2)                  # exact, mergeable sums
 
-Arrays are read in place (torch, CuPy and NumPy arrays, and any array with __dlpack__): GPU
+Arrays are read in place (torch, CuPy, JAX and NumPy arrays, and any array with __dlpack__): GPU
 arrays on the cuda and hip backends, host or device arrays on kokkos. On a GPU the call runs on
 the caller's current stream (torch's or CuPy's) or on `stream=`; calls that return arrays are
 asynchronous like the framework's own, calls that return Python numbers wait for their result.
@@ -365,8 +365,9 @@ def reduce(x, op: Union[str, Op] = "sum", *, axis: Optional[int] = None, out=Non
 
     Returns, with out None: for axis=None a Python number ((value, index) for argmin / argmax,
     (min, max) for minmax, a Moments for moments), waiting for it; for an axis an array of x's
-    framework (a tuple of arrays, or Moments of arrays, for the structured results), not waiting.
-    With out (an array of the result's type and count, for the one-value results): writes there,
+    framework (a tuple of arrays, or Moments of arrays, for the structured results), not waiting
+    (for JAX arrays, which are immutable, waiting). With out (a C-contiguous array of the
+    results' type and count; for the structured results, their bytes as uint8): writes there,
     returns out, does not wait.
     """
     # Written for the back-to-back case (a microsecond here is a seventh of the call).
@@ -409,7 +410,8 @@ def segment_reduce(x, offsets, op: Union[str, Op] = "sum", *, out=None, determin
     (checked on the device: a bad offset raises preduce.Error at the next preduce.synchronize
     or waiting call on the stream, and leaves out untouched). Empty segments give the identity;
     argmin / argmax indices are relative to the segment's start. Returns an array (or arrays)
-    of x's framework, or out; does not wait. The other arguments are reduce's.
+    of x's framework (for JAX arrays made after the call, waiting), or out; does not wait. The
+    other arguments are reduce's.
     """
     o = _op(op)
     det = _determinism(determinism)
