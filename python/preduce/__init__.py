@@ -168,7 +168,7 @@ class Moments(NamedTuple):
 # H200 host (x.shape 110-230), the whole description 0.8-1.3 us (docs/python.md).
 # ---------------------------------------------------------------------------------------------
 _HOST, _GPU, _OTHER = 0, 1, 2
-_ITEMSIZE = (1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1)  # by element code (the order of _ELEMENTS)
+_ITEMSIZE = _C.element_sizes  # by element code
 
 
 def _torch():
@@ -307,18 +307,18 @@ def _layout(element: int, op: Op, acc: int):
     return found
 
 
-def _outputs(x, element: int, op: Op, acc: int, shape: Tuple[int, ...], stream: int):
-    """(what the call writes into, finish): finish() returns what the call returns, once the
-    call is enqueued. Torch, CuPy and NumPy results are views of what the call writes; JAX arrays
+def _outputs(x, xd, op: Op, acc: int, shape: Tuple[int, ...], stream: int):
+    """(what the call writes into, finish) for x, described as xd: finish() returns what the
+    call returns, once the call is enqueued. Torch, CuPy and NumPy results are views of what the call writes; JAX arrays
     are immutable, so a JAX result is made after the call has written (finish waits for it): a
     structured result's columns are read through NumPy and put back on x's device (as int32
     where JAX runs without 64-bit types)."""
-    kind, size, value = _layout(element, op, acc)
+    kind, size, value = _layout(xd[2], op, acc)
     count = math.prod(shape)
     if kind == "value":
         out = _empty(x, (count,), _ELEMENTS[value])
         if _is_jax(x):
-            return out, lambda: (_C.synchronize(stream, _describe(x)[4]), out.reshape(shape))[1]
+            return out, lambda: (_C.synchronize(stream, xd[4]), out.reshape(shape))[1]
         result = out.reshape(shape)
         return out, lambda: result
     buffer = _empty(x, (count, size), "uint8")
@@ -334,7 +334,7 @@ def _outputs(x, element: int, op: Op, acc: int, shape: Tuple[int, ...], stream: 
 
     if _is_jax(x):
         def finish():
-            _C.synchronize(stream, _describe(x)[4])
+            _C.synchronize(stream, xd[4])
             jax, numpy = sys.modules["jax"], sys.modules["numpy"]
             host = columns(numpy.asarray(buffer))
             placed = [jax.device_put(numpy.ascontiguousarray(c), x.device) for c in host]
@@ -398,7 +398,7 @@ def reduce(x, op: Union[str, Op] = "sum", *, axis: Optional[int] = None, out=Non
         rows, cols, line_axis, result_shape = shape[0], math.prod(shape[1:]), 0, tuple(shape[1:])
     else:
         _refuse(f"axis must be None, 0 or the last axis ({ndim - 1} or -1): preduce reduces rows and columns of contiguous arrays")
-    target, finish = (out, None) if out is not None else _outputs(x, xd[2], o, acc, result_shape, s)
+    target, finish = (out, None) if out is not None else _outputs(x, xd, o, acc, result_shape, s)
     _C.reduce_lines(xd, rows, cols, line_axis, o.code, o.nan_ignoring, acc, det, y, _describe(target), s)
     return out if finish is None else finish()
 
@@ -424,7 +424,7 @@ def segment_reduce(x, offsets, op: Union[str, Op] = "sum", *, out=None, determin
     s = _stream_of(x, stream, xd[3], xd[4])
     y = _describe(o.y) if o.y is not None else None
     segments = offset_shape[0] - 1 if offset_shape[0] > 0 else 0
-    target, finish = (out, None) if out is not None else _outputs(x, xd[2], o, acc, (segments,), s)
+    target, finish = (out, None) if out is not None else _outputs(x, xd, o, acc, (segments,), s)
     _C.reduce_segments(xd, od, o.code, o.nan_ignoring, acc, det, y, _describe(target), s)
     return out if finish is None else finish()
 

@@ -513,6 +513,9 @@ NB_MODULE(_preduce, m) {
   nb::list names;
   for (const char* name : element_names) names.append(name);
   m.attr("element_names") = nb::tuple(names);
+  nb::list sizes;  // bytes an element, by element code
+  for (int code = 0; code <= int(element::boolean); ++code) sizes.append(preduce::detail::dtype_size(dtype_of(code)));
+  m.attr("element_sizes") = nb::tuple(sizes);
   m.def("_set_error_type", [](nb::object type) { error_type = std::move(type); });
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
