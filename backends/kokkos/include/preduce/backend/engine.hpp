@@ -22,12 +22,15 @@
 namespace preduce {
 namespace backend {
 
-//! Runs `launch`; an exception from Kokkos (a failed launch, a failed allocation inside it)
-//! becomes preduce::error(device_fault). preduce::error passes through.
-template <class Launch>
-void guarded(const char* function, Launch&& launch) {
+//! Calls enqueue(s) with the queue's lock held; an exception from Kokkos (a failed launch, a
+//! failed allocation inside it) becomes preduce::error(device_fault) naming `function`.
+//! preduce::error passes through.
+template <class Enqueue>
+void on_queue(const queue& q, const char* function, const Enqueue& enqueue) {
+  detail::queue_state& s = q.state();
+  std::lock_guard<std::mutex> lock(s.mutex);
   try {
-    launch();
+    enqueue(s);
   } catch (const preduce::error&) {
     throw;
   } catch (const std::exception& e) {
@@ -45,36 +48,34 @@ struct engine {
   template <class Reducer, class Source>
   static void whole(const queue& q, const Reducer& red, const Source& src, std::size_t n,
                     typename Reducer::result_type* d_out, options) {
-    detail::queue_state& s = q.state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("reduce", [&] { reduce_whole(s, red, src, n, d_out); });
+    on_queue(q, "reduce", [&](detail::queue_state& s) { enqueue_whole(s, red, src, n, d_out); });
   }
 
   template <class Reducer, class Source>
   static void rows(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                    typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (rows == 0) return;
-    detail::queue_state& s = q.state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("reduce_rows", [&] { enqueue_rows(s, red, src, rows, cols, d_out, out_stride); });
+    on_queue(q, "reduce_rows", [&](detail::queue_state& s) {
+      enqueue_rows(s, red, src, rows, cols, d_out, out_stride);
+    });
   }
 
   template <class Reducer, class Source>
   static void columns(const queue& q, const Reducer& red, const Source& src, std::size_t rows, std::size_t cols,
                       typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (cols == 0) return;
-    detail::queue_state& s = q.state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("reduce_columns", [&] { enqueue_columns(s, red, src, rows, cols, d_out, out_stride); });
+    on_queue(q, "reduce_columns", [&](detail::queue_state& s) {
+      enqueue_columns(s, red, src, rows, cols, d_out, out_stride);
+    });
   }
 
   template <class Reducer, class Source, class Off>
   static void segments(const queue& q, const Reducer& red, const Source& src, std::size_t n, const Off* d_offsets,
                        std::size_t segments, typename Reducer::result_type* d_out, std::size_t out_stride, options) {
     if (segments == 0) return;
-    detail::queue_state& s = q.state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("reduce_segments", [&] { enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride); });
+    on_queue(q, "reduce_segments", [&](detail::queue_state& s) {
+      enqueue_segments(s, red, src, n, d_offsets, segments, d_out, out_stride);
+    });
   }
 
   //! sink(t, red, line t's accumulator) (distributed/partial_lines.hpp), an iteration a line.
@@ -82,18 +83,16 @@ struct engine {
   static void partial_lines(const queue& q, const Reducer& red, const Source& src, std::size_t lines, std::size_t length,
                             std::size_t line_step, std::size_t element_step, const Sink& sink) {
     if (lines == 0) return;
-    detail::queue_state& s = q.state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("allreduce", [&] { enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink); });
+    on_queue(q, "allreduce", [&](detail::queue_state& s) {
+      enqueue_partial_lines(s, red, src, lines, length, line_step, element_step, sink);
+    });
   }
 
   //! step(t) for every t < count (distributed/for_each.hpp).
   template <class Step>
   static void for_each(const queue& q, std::size_t count, const Step& step) {
     if (count == 0) return;
-    detail::queue_state& s = q.state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    guarded("allreduce", [&] { enqueue_for_each(s, step, count); });
+    on_queue(q, "allreduce", [&](detail::queue_state& s) { enqueue_for_each(s, step, count); });
   }
 };
 

@@ -20,7 +20,7 @@ namespace backend {
 //! are run_to_run deterministic: the whole_layout depends only on n, and Kokkos joins the
 //! per-thread accumulators in an order fixed by the launch shape it derives from n.
 template <class Reducer, class Source>
-void reduce_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n,
+void enqueue_whole(detail::queue_state& s, const Reducer& red, const Source& src, std::uint64_t n,
                   typename Reducer::result_type* d_out) {
   using acc_type = typename Reducer::acc_type;
   using result_type = typename Reducer::result_type;
