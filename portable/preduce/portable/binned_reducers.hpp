@@ -98,16 +98,6 @@ PREDUCE_HD PREDUCE_INLINE accumulator<typename Terms::layout> lift_terms(const t
 template <class Terms, int W>
 PREDUCE_HD PREDUCE_INLINE accumulator<typename Terms::layout> fold_terms(accumulator<typename Terms::layout> a,
                                                                         const typename Terms::element (&x)[W]) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  // On a GPU, 8 or 16 narrow elements fold as a rolled loop of 4-wide folds, each with its slow
-  // path beside it: binned_sums arrays narrow compiles in 198 s instead of 272 (docs/tuning/build.md).
-  if constexpr (W > 4 && W % 4 == 0) {
-    using E = typename Terms::element;
-#pragma unroll 1
-    for (int q = 0; q < W / 4; ++q) a = fold_terms<Terms, 4>(a, *reinterpret_cast<const E(*)[4]>(&x[4 * q]));
-    return a;
-  }
-#endif
   using L = typename Terms::layout;
   if (a.level == raw_level) a = materialized(a);
   // The terms as deposited (scaled for scaled layouts); the slow path recomputes them from x,
