@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // preduce: the host runtime the cuda and hip backends share, written once over their runtime's
-// names (<preduce/backend/gpu_api.hpp>): default queues and new ones, the result slots of the
+// names (<preduce/backend/gpu_api.hpp>): default queues and new ones, the queue state's shared
+// half (detail::gpu_queue_core, portable/gpu_queue_state.hpp), the result slots of the
 // synchronous calls (mapped pinned memory the kernels write into), the status slots that carry
 // device-side verdicts back, synchronization that turns them and device faults into
 // preduce::error, device memory and copies. Each backend's runtime.cpp has the rest
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <preduce/detail/request.hpp>
 #include <preduce/memory.hpp>
 #include <preduce/portable/builtin_dispatch.hpp>
 #include <preduce/portable/gpu_runtime.hpp>
@@ -77,7 +79,7 @@ unsigned char* mapped_host_block(std::size_t bytes, unsigned char** device_view)
   return static_cast<unsigned char*>(host);
 }
 
-gpu::stream_t side_stream(queue_state& s) {
+gpu::stream_t side_stream(gpu_queue_core& s) {
   if (s.side == nullptr) backend::check_gpu(gpu::stream_create_nonblocking(&s.side), "synchronize: creating a side stream");
   return s.side;
 }
@@ -105,7 +107,11 @@ void copy_bytes(const queue& q, void* dst, const void* src, std::size_t bytes, g
 }  // namespace
 }  // namespace runtime
 
-backend::device_status* queue_state::status_slot_for_call() {
+gpu_queue_core::gpu_queue_core(int dev, gpu::stream_t st, bool owns, bool wraps)
+    : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
+      statuses(sizeof(backend::device_status), 256) {}
+
+backend::device_status* gpu_queue_core::status_slot_for_call() {
   const bool captured = runtime::capturing(stream);
   std::uint32_t slot = statuses.take();
   if (slot == portable::slot_pool::none && !captured) {
@@ -131,7 +137,7 @@ backend::device_status* queue_state::status_slot_for_call() {
   return reinterpret_cast<backend::device_status*>(statuses.at(slot));
 }
 
-void queue_state::refuse_capture(const char* function) const {
+void gpu_queue_core::refuse_capture(const char* function) const {
   if (runtime::capturing(stream))
     throw error(errc::invalid_argument, std::string(function) + ": the queue's stream is capturing a " + gpu::name +
                                             " graph, and a synchronous call would have to wait inside the capture; use reduce_async "
@@ -139,14 +145,14 @@ void queue_state::refuse_capture(const char* function) const {
                                             "the graph");
 }
 
-void queue_state::synchronize_and_check(const char* function) {
+void gpu_queue_core::synchronize_and_check(const char* function) {
   refuse_capture(function);
   backend::device_guard g(device);
   backend::check_gpu(gpu::stream_synchronize(stream), function);
   portable::deliver_verdicts(*this);
 }
 
-void queue_state::read_status_blocks(const std::vector<std::size_t>& blocks) {
+void gpu_queue_core::read_status_blocks(const std::vector<std::size_t>& blocks) {
   backend::device_guard g(device);
   gpu::stream_t side = runtime::side_stream(*this);
   for (const std::size_t b : blocks)
@@ -155,13 +161,13 @@ void queue_state::read_status_blocks(const std::vector<std::size_t>& blocks) {
   backend::check_gpu(gpu::stream_synchronize(side), "synchronize: reading offset verdicts");
 }
 
-std::uint64_t queue_state::bad_position(std::uint32_t slot) const {
+std::uint64_t gpu_queue_core::bad_position(std::uint32_t slot) const {
   backend::device_status st;
   std::memcpy(&st, statuses.mirror_at(slot), sizeof st);
   return st.code == 0 ? portable::no_verdict : ~st.position;
 }
 
-void queue_state::clear_status_slots(const std::vector<std::uint32_t>& slots) {
+void gpu_queue_core::clear_status_slots(const std::vector<std::uint32_t>& slots) {
   backend::device_guard g(device);
   gpu::stream_t side = runtime::side_stream(*this);
   for (const std::uint32_t slot : slots)

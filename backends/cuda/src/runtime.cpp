@@ -26,8 +26,7 @@ namespace preduce {
 namespace detail {
 
 queue_state::queue_state(int dev, cudaStream_t st, bool owns, bool wraps)
-    : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
-      statuses(sizeof(backend::device_status), 256) {
+    : gpu_queue_core(dev, st, owns, wraps) {
   backend::device_guard g(device);
   backend::check_gpu(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device), "queue: reading the SM count");
   backend::check_gpu(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device),

@@ -22,8 +22,7 @@ namespace preduce {
 namespace detail {
 
 queue_state::queue_state(int dev, hipStream_t st, bool owns, bool wraps)
-    : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
-      statuses(sizeof(backend::device_status), 256) {
+    : gpu_queue_core(dev, st, owns, wraps) {
   backend::device_guard g(device);
   backend::check_gpu(hipDeviceGetAttribute(&cu_count, hipDeviceAttributeMultiprocessorCount, device), "queue: reading the CU count");
   backend::check_gpu(hipDeviceGetAttribute(&wave, hipDeviceAttributeWarpSize, device), "queue: reading the wavefront size");
