@@ -111,6 +111,25 @@ gpu_queue_core::gpu_queue_core(int dev, gpu::stream_t st, bool owns, bool wraps)
     : device(dev), stream(st), owns_stream(owns), wrapped(wraps), results(max_result_bytes, 64),
       statuses(sizeof(backend::device_status), 256) {}
 
+int gpu_queue_core::quiesce() noexcept {
+  int previous = -1;
+  (void)gpu::get_device(&previous);
+  (void)gpu::set_device(device);
+  if (!wrapped) (void)gpu::stream_synchronize(stream);
+  return previous;
+}
+
+void gpu_queue_core::release(int previous) noexcept {
+  if (workspace) (void)gpu::free(workspace);
+  for (void* p : device_blocks) (void)gpu::free(p);
+  (void)gpu::free(control);
+  for (void* p : host_blocks) (void)gpu::free_host(p);
+  if (side) (void)gpu::stream_destroy(side);
+  if (owns_stream) (void)gpu::stream_destroy(stream);
+  if (previous >= 0) (void)gpu::set_device(previous);
+  (void)gpu::last_error();
+}
+
 backend::device_status* gpu_queue_core::status_slot_for_call() {
   const bool captured = runtime::capturing(stream);
   std::uint32_t slot = statuses.take();

@@ -54,24 +54,11 @@ queue_state::queue_state(int dev, cudaStream_t st, bool owns, bool wraps)
 }
 
 queue_state::~queue_state() {
-  // Nothing here may throw; a faulted context makes these calls fail harmlessly. A wrapped
-  // stream is not touched (the caller may have destroyed it after its last call): cudaFree waits
-  // for the device's work, so no kernel still reads what is freed.
-  int previous = -1;
-  (void)cudaGetDevice(&previous);
-  (void)cudaSetDevice(device);
-  if (!wrapped) (void)cudaStreamSynchronize(stream);
-  if (workspace) (void)cudaFree(workspace);
+  const int previous = quiesce();
   if (counters) (void)cudaFree(counters);
   for (void* p : retired_blocks) (void)cudaFree(p);
-  for (void* p : device_blocks) (void)cudaFree(p);
   (void)cudaFree(partial_slots);
-  (void)cudaFree(control);
-  for (void* p : host_blocks) (void)cudaFreeHost(p);
-  if (side) (void)cudaStreamDestroy(side);
-  if (owns_stream) (void)cudaStreamDestroy(stream);
-  if (previous >= 0) (void)cudaSetDevice(previous);
-  (void)cudaGetLastError();
+  release(previous);
 }
 
 void* queue_state::scratch(std::size_t bytes) {

@@ -37,23 +37,7 @@ queue_state::queue_state(int dev, hipStream_t st, bool owns, bool wraps)
   });
 }
 
-queue_state::~queue_state() {
-  // Nothing here may throw; a faulted context makes these calls fail harmlessly. A wrapped
-  // stream is not touched (the caller may have destroyed it after its last call): hipFree waits
-  // for the device's work, so no kernel still reads what is freed.
-  int previous = -1;
-  (void)hipGetDevice(&previous);
-  (void)hipSetDevice(device);
-  if (!wrapped) (void)hipStreamSynchronize(stream);
-  if (workspace) (void)hipFree(workspace);
-  for (void* p : device_blocks) (void)hipFree(p);
-  (void)hipFree(control);
-  for (void* p : host_blocks) (void)hipHostFree(p);
-  if (side) (void)hipStreamDestroy(side);
-  if (owns_stream) (void)hipStreamDestroy(stream);
-  if (previous >= 0) (void)hipSetDevice(previous);
-  (void)hipGetLastError();
-}
+queue_state::~queue_state() { release(quiesce()); }
 
 void* queue_state::scratch(std::size_t bytes) {
   if (bytes <= workspace_bytes) return workspace;

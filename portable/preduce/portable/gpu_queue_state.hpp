@@ -98,6 +98,18 @@ struct gpu_queue_core {
   //! and allocates the control block.
   gpu_queue_core(int device, gpu::stream_t stream, bool owns_stream, bool wrapped);
   ~gpu_queue_core() = default;
+
+  // The backend's destructor frees the queue: `const int previous = quiesce();`, then the device
+  // blocks its queue_state declares, then `release(previous)`. Nothing there throws: a faulted
+  // context makes the calls fail harmlessly.
+  //! Makes `device` current and waits for the stream, except a wrapped one, which is not touched
+  //! (the caller may have destroyed it after its last call; freeing device memory waits for the
+  //! device's work, so no kernel still reads what is freed). Returns the caller's device, for
+  //! release().
+  int quiesce() noexcept;
+  //! Frees what this struct holds (scratch, status blocks, control block, pinned blocks), then
+  //! destroys the side stream and an owned stream, and makes `previous` current again.
+  void release(int previous) noexcept;
 };
 
 }  // namespace detail
