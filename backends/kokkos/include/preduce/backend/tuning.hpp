@@ -28,13 +28,24 @@ inline constexpr int chunk = 8;
 inline constexpr std::uint64_t host_block = 2048;
 
 //! Lines (rows, segments, parts) of fewer elements than this fold argmin / argmax on a CPU by
-//! selects (fold_arg_by_selects); longer ones, and whole arrays' host_block iterations, by lanes
+//! selects (fold_arg_by_selects; f32 lines only below host_arg_extreme_elements, next); longer
+//! ones, and whole arrays' host_block iterations, by lanes
 //! (fold_chunk_by_lanes), whose search for the winner's index mispredicts on a short line, where
 //! the running best changes often. Kokkos 4.6 OpenMP, 2 threads, 2^22 f32 argmax over rows, best
 //! of 41, three runs: selects against lanes 1607-2952 / 4565-4762 us at 32 columns, 1735-2344 /
 //! 2246-2626 at 256, 1650-2128 / 2257-2319 at 512, 1937-1998 / 1534-1589 at 1024
 //! (docs/performance-log.md, section 8).
 inline constexpr std::uint64_t host_arg_select_elements = 1024;
+
+//! f32 argmin / argmax lines (and whole arrays' host_block iterations) of this many elements or
+//! more fold on a CPU extreme first, then the index (fold_arg_by_extreme), in
+//! host_arg_extreme_lanes lanes: the fewest gcc 12 vectorizes at x86-64's baseline (at 16 it
+//! unrolls the loop first and keeps it scalar). Kokkos 4.6 OpenMP, 2 threads, 2^22 f32 rows of
+//! 256 / 4096, argmax 1787-1854 / 1560-1717 us against 1816-2339 / 1728-1959 by selects and
+//! lanes (0.93-1.01x / 1.04x plain Kokkos, was 0.72-0.97x / 0.82-0.96x; docs/performance-log.md).
+//! Shorter lines (they lost in a probe of the loop) and f64 keep the selects and lanes.
+inline constexpr std::uint64_t host_arg_extreme_elements = 128;
+inline constexpr int host_arg_extreme_lanes = 32;
 
 //! Columns each CPU thread walks together in reduce_columns: 16 floats are one cache line, so a
 //! row step reads whole lines. On GPUs a thread takes one column; its neighbours take the next

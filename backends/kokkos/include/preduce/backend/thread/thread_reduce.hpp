@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <preduce/config.hpp>
 #include <preduce/detail/reducer.hpp>
 
 #include <preduce/backend/queue_state.hpp>
@@ -175,6 +176,52 @@ KOKKOS_INLINE_FUNCTION typename Reducer::acc_type fold_arg_by_selects(const Redu
   return acc;
 }
 
+//! argmin / argmax of f32 elements: folds src[base + i], i < count (count >=
+//! host_arg_extreme_lanes), each lifted with index index0 + i, into `acc` with the in-order
+//! fold's result: first the line's extreme by plain comparisons in host_arg_extreme_lanes lanes,
+//! and a NaN seen in each lane kept by the same selects (both vectorize at x86-64's baseline:
+//! maxps, cmpneqps), then, where that extreme beats `acc` (strictly: acc's indices come first), the
+//! first element equal to it (equal values are the same bits but for a zero's sign, which arg
+//! ties treat as equal). Where a lane or `acc` holds a NaN, the in-order fold's NaN rules decide,
+//! over the line again. Requires what serial_fold does. Out of line: inlined at every call site
+//! it grew the args units past gcc's growth budget, and f64 segments in the same unit, which do
+//! not call it, ran 1.7x slower (docs/performance-log.md).
+template <class Reducer, class Source>
+KOKKOS_FUNCTION PREDUCE_NOINLINE typename Reducer::acc_type fold_arg_by_extreme(const Reducer& red, typename Reducer::acc_type acc,
+                                                                      const Source& src, std::uint64_t base, std::uint64_t count,
+                                                                      std::uint64_t index0) {
+  using acc_type = typename Reducer::acc_type;
+  using V = decltype(acc_type{}.value);
+  constexpr int K = host_arg_extreme_lanes;
+  constexpr bool is_max = keeps_max<Reducer>;
+  V lane[K], nan[K];  // nan[j]: a NaN lane j has seen, else one of its values
+  for (int j = 0; j < K; ++j) lane[j] = nan[j] = src[base + std::uint64_t(j)];
+  std::uint64_t i = K;
+  for (; i + K <= count; i += K)
+    for (int j = 0; j < K; ++j) {
+      const V v = src[base + i + std::uint64_t(j)];
+      nan[j] = v != v ? v : nan[j];
+      lane[j] = (is_max ? lane[j] < v : v < lane[j]) ? v : lane[j];
+    }
+  bool any_nan = acc.index != npos && detail::is_nan(acc.value);
+  for (int j = 0; j < K; ++j) any_nan = any_nan | detail::is_nan(nan[j]);
+  V m = lane[0];
+  for (int j = 1; j < K; ++j) m = (is_max ? m < lane[j] : lane[j] < m) ? lane[j] : m;
+  for (; i < count; ++i) {
+    const V v = src[base + i];
+    any_nan = any_nan | detail::is_nan(v);
+    m = (is_max ? m < v : v < m) ? v : m;
+  }
+  if (any_nan) {
+    for (i = 0; i < count; ++i) acc = red.combine_ordered(acc, red.lift(src[base + i], index0 + i));
+    return acc;
+  }
+  if (acc.index != npos && !(is_max ? acc.value < m : m < acc.value)) return acc;
+  i = 0;
+  while (!(src[base + i] == m)) ++i;
+  return acc_type{src[base + i], index0 + i};
+}
+
 //! acc[w] = the in-order fold of src[r * cols + c0 + w] over rows r0 <= r < r1, each lifted with
 //! its row r: the column folds' way back where a tile holds a NaN (the NaN rules decide in order).
 template <int W, class Reducer, class Source>
@@ -254,15 +301,19 @@ KOKKOS_INLINE_FUNCTION void fold_minmax_columns_by_selects(const Reducer& red, t
 }
 
 //! Folds src[base + i] for i < count, each lifted with index index0 + i, into `acc` in index
-//! order: whole chunks by fold_chunk, then the rest one by one (on CPUs, argmin / argmax over
-//! fewer than host_arg_select_elements by fold_arg_by_selects). Requires: those elements
+//! order: whole chunks by fold_chunk, then the rest one by one (on CPUs, argmin / argmax of f32
+//! over host_arg_extreme_elements or more by fold_arg_by_extreme, and over fewer than
+//! host_arg_select_elements by fold_arg_by_selects). Requires: those elements
 //! readable, every index already in `acc` below index0. Returns the updated accumulator.
 template <class Reducer, class Source>
 KOKKOS_INLINE_FUNCTION typename Reducer::acc_type serial_fold(const Reducer& red, typename Reducer::acc_type acc,
                                                               const Source& src, std::uint64_t base, std::uint64_t count,
                                                               std::uint64_t index0) {
-  if constexpr (host_shapes && detail::has_value_reducer<Reducer>::value)
+  if constexpr (host_shapes && detail::has_value_reducer<Reducer>::value) {
+    if constexpr (std::is_same<std::decay_t<decltype(src[base])>, float>::value)
+      if (count >= host_arg_extreme_elements) return fold_arg_by_extreme(red, acc, src, base, count, index0);
     if (count > 0 && count < host_arg_select_elements) return fold_arg_by_selects(red, acc, src, base, count, index0);
+  }
   std::uint64_t i = 0;
   for (; i + chunk <= count; i += chunk) acc = fold_chunk(red, acc, src, base + i, index0 + i);
   for (; i < count; ++i) acc = red.combine(acc, red.lift(src[base + i], index0 + i));
